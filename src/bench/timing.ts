@@ -1,0 +1,45 @@
+/** Time an operation on one core: repeat it until enough time has passed, report µs per call. */
+
+export interface Timing {
+  readonly operations: number;
+  readonly microsPerOp: number;
+  readonly opsPerSecond: number;
+}
+
+export interface TimingOptions {
+  /** Keep going at least this long (after warm-up). */
+  readonly minMillis: number;
+  /** And at least this many operations. */
+  readonly minOperations: number;
+}
+
+const DEFAULT_OPTIONS: TimingOptions = { minMillis: 500, minOperations: 5 };
+
+/**
+ * Runs `operation` one call at a time (never two at once, so an async operation that runs in
+ * the thread pool still occupies one core), after a short warm-up.
+ */
+export async function timeOperation(
+  operation: () => unknown, options: TimingOptions = DEFAULT_OPTIONS,
+): Promise<Timing> {
+  const warmUpUntil = performance.now() + options.minMillis / 5;
+  while (performance.now() < warmUpUntil) await operation();
+  const start = performance.now();
+  let operations = 0;
+  let elapsed = 0;
+  while (elapsed < options.minMillis || operations < options.minOperations) {
+    await operation();
+    operations += 1;
+    elapsed = performance.now() - start;
+  }
+  const microsPerOp = (elapsed * 1000) / operations;
+  return { operations, microsPerOp, opsPerSecond: 1e6 / microsPerOp };
+}
+
+export function formatMicros(micros: number): string {
+  return micros >= 100 ? micros.toFixed(0) : micros.toFixed(2);
+}
+
+export function formatRate(perSecond: number): string {
+  return Math.round(perSecond).toLocaleString('en-US');
+}

@@ -1,0 +1,51 @@
+/** `leveldap schemes`: the registered password storage schemes and their parameters. */
+import type { Argv, CommandModule } from 'yargs';
+import type { ParamSpec } from '../../../schemes/scheme.js';
+import { DEFAULT_SCHEME, type RegisteredScheme } from '../../password/index.js';
+import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
+import { formatTable } from '../table.js';
+
+interface SchemesArgs extends SchemeOptions {
+  json: boolean;
+}
+
+function describeParam(spec: ParamSpec, maxIterations: number): string {
+  const max = spec.name === 'iterations' ? Math.min(spec.max, maxIterations) : spec.max;
+  return `${spec.name}=${spec.default} (${spec.min}..${max})`;
+}
+
+function row(entry: RegisteredScheme, maxIterations: number): string[] {
+  const { scheme } = entry;
+  const params = (scheme.params ?? []).map((spec) => describeParam(spec, maxIterations)).join(', ');
+  const isDefault = scheme.names.some((name) => name.toUpperCase() === DEFAULT_SCHEME);
+  return [
+    scheme.names.join(', ') + (isDefault ? ' (default)' : ''),
+    scheme.encode ? 'encode+verify' : 'verify only',
+    params || '-',
+    entry.origin,
+    scheme.description,
+  ];
+}
+
+async function handler(args: SchemesArgs): Promise<void> {
+  const registry = await registryFromOptions(args);
+  const entries = registry.list();
+  if (args.json) {
+    const json = entries.map(({ scheme, origin }) => ({
+      names: scheme.names, encodes: Boolean(scheme.encode), params: scheme.params ?? [], origin,
+      description: scheme.description, default: scheme.names.includes(DEFAULT_SCHEME),
+    }));
+    process.stdout.write(`${JSON.stringify({ maxIterations: registry.maxIterations, schemes: json }, null, 2)}\n`);
+    return;
+  }
+  const header = ['SCHEME', 'CAN', 'PARAMETERS (default, range)', 'FROM', 'FORMAT'];
+  process.stdout.write(formatTable([header, ...entries.map((entry) => row(entry, registry.maxIterations))]));
+  process.stdout.write(`\nStored values asking for more than ${registry.maxIterations} iterations are refused (--max-iterations).\n`);
+}
+
+export const schemesCommand: CommandModule<object, SchemesArgs> = {
+  command: 'schemes',
+  describe: 'list the registered password storage schemes, their parameters and defaults',
+  builder: (yargs: Argv) => withSchemeOptions(yargs).option('json', { type: 'boolean', default: false, describe: 'print JSON' }) as Argv<SchemesArgs>,
+  handler,
+};

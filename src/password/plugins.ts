@@ -1,0 +1,30 @@
+/** Loads extra schemes from plugin files (`--scheme-plugin FILE`). */
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { SchemeError } from './errors.js';
+import type { SchemeRegistry } from './registry.js';
+
+/**
+ * A plugin is an ES module whose default export (or `schemes` export) is a scheme object or
+ * an array of them. Every scheme is validated and refused if a name is already taken.
+ */
+export async function loadSchemePlugin(registry: SchemeRegistry, file: string): Promise<void> {
+  const path = resolve(file);
+  let module: Record<string, unknown>;
+  try {
+    module = await import(pathToFileURL(path).href);
+  } catch (error) {
+    throw new SchemeError(`cannot load scheme plugin ${file}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  const exported = module.default ?? module.schemes;
+  if (exported === undefined) {
+    throw new SchemeError(`scheme plugin ${file} exports no scheme (expected a default export or "schemes")`);
+  }
+  const candidates = Array.isArray(exported) ? exported : [exported];
+  if (candidates.length === 0) throw new SchemeError(`scheme plugin ${file} exports an empty list of schemes`);
+  candidates.forEach((candidate) => registry.register(candidate, `scheme plugin ${file}`));
+}
+
+export async function loadSchemePlugins(registry: SchemeRegistry, files: readonly string[]): Promise<void> {
+  for (const file of files) await loadSchemePlugin(registry, file);
+}

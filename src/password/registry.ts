@@ -1,0 +1,153 @@
+/**
+ * The scheme registry: finds a scheme by its `{NAME}` prefix (case-insensitively), encodes
+ * with parameters checked against the scheme's limits, and verifies without ever throwing:
+ * a malformed or too costly stored value is a "no match" with a reason and a log line.
+ */
+import type { PasswordScheme, SchemeParams } from '../../schemes/scheme.js';
+import { builtinSchemes } from '../../schemes/index.js';
+import { SchemeError } from './errors.js';
+import { asScheme } from './validate.js';
+
+/** Highest iteration count a stored value may ask for (OWASP 2023 asks 1,300,000 for PBKDF2-SHA1). */
+export const DEFAULT_MAX_ITERATIONS = 2_000_000;
+
+export interface Logger {
+  warn(fields: object, message: string): void;
+}
+
+export interface RegistryOptions {
+  /** Stored values asking for more iterations are refused unverified. */
+  readonly maxIterations?: number;
+  readonly logger?: Logger;
+}
+
+export interface RegisteredScheme {
+  readonly scheme: PasswordScheme;
+  /** "built-in" or the plugin file it came from. */
+  readonly origin: string;
+}
+
+export type VerifyResult =
+  | { readonly status: 'match' | 'mismatch'; readonly scheme: string }
+  | { readonly status: 'invalid'; readonly scheme?: string; readonly reason: string };
+
+export interface StoredValue {
+  readonly name: string;
+  readonly value: string;
+}
+
+const PREFIX = /^\{([A-Za-z0-9][A-Za-z0-9._-]{0,63})\}/;
+
+/** Splits `{NAME}rest`; a value without a prefix is cleartext, as OpenLDAP reads it. */
+export function parseStoredValue(stored: string): StoredValue {
+  const match = PREFIX.exec(stored);
+  if (!match) return { name: 'CLEARTEXT', value: stored };
+  return { name: match[1]!.toUpperCase(), value: stored.slice(match[0].length) };
+}
+
+export class SchemeRegistry {
+  readonly maxIterations: number;
+  private readonly logger: Logger | undefined;
+  private readonly byName = new Map<string, RegisteredScheme>();
+  private readonly entries: RegisteredScheme[] = [];
+
+  constructor(options: RegistryOptions = {}) {
+    this.maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
+    this.logger = options.logger;
+  }
+
+  /** Adds a scheme; refuses a non-scheme or a name already taken, saying by whom. */
+  register(candidate: unknown, origin = 'built-in'): PasswordScheme {
+    const scheme = asScheme(candidate, origin);
+    const keys = scheme.names.map((name) => name.toUpperCase());
+    for (const key of keys) {
+      const taken = this.byName.get(key);
+      if (taken) throw new SchemeError(`${origin}: scheme {${key}} is already registered (${taken.origin})`);
+    }
+    if (new Set(keys).size !== keys.length) throw new SchemeError(`${origin}: a scheme lists the same name twice`);
+    const entry = { scheme, origin };
+    keys.forEach((key) => this.byName.set(key, entry));
+    this.entries.push(entry);
+    return scheme;
+  }
+
+  find(name: string): PasswordScheme | undefined {
+    return this.byName.get(name.replace(/^\{|\}$/g, '').toUpperCase())?.scheme;
+  }
+
+  /** The scheme by name, or a SchemeError listing what exists. */
+  require(name: string): PasswordScheme {
+    const scheme = this.find(name);
+    if (!scheme) throw new SchemeError(`unknown password scheme "${name}"; known: ${this.names().join(', ')}`);
+    return scheme;
+  }
+
+  list(): readonly RegisteredScheme[] {
+    return this.entries;
+  }
+
+  names(): string[] {
+    return this.entries.flatMap((entry) => entry.scheme.names);
+  }
+
+  /** Hash a password with the named scheme; parameters default and are range-checked. */
+  async encode(name: string, password: Uint8Array, params: SchemeParams = {}): Promise<string> {
+    const scheme = this.require(name);
+    if (!scheme.encode) throw new SchemeError(`scheme {${scheme.names[0]}} can only verify, not write, passwords`);
+    return scheme.encode(password, this.checkParams(scheme, params));
+  }
+
+  /** Compare a password with a stored value. Never throws. */
+  async verify(password: Uint8Array, stored: string): Promise<VerifyResult> {
+    const { name, value } = parseStoredValue(stored);
+    const entry = this.byName.get(name);
+    if (!entry) return this.invalid(undefined, `unknown password scheme {${name}}`);
+    try {
+      const refusal = this.refuseCost(entry.scheme, value, name);
+      if (refusal) return this.invalid(name, refusal);
+      const match = await entry.scheme.verify(password, value, { name });
+      return { status: match === true ? 'match' : 'mismatch', scheme: name };
+    } catch (error) {
+      return this.invalid(name, error instanceof Error ? error.message : String(error));
+    }
+  }
+
+  private refuseCost(scheme: PasswordScheme, value: string, name: string): string | undefined {
+    const iterations = scheme.cost?.(value, { name }).iterations;
+    if (iterations !== undefined && iterations > this.maxIterations) {
+      return `${iterations} iterations is above the limit of ${this.maxIterations} (--max-iterations)`;
+    }
+    return undefined;
+  }
+
+  private invalid(scheme: string | undefined, reason: string): VerifyResult {
+    this.logger?.warn({ scheme }, `stored password value refused: ${reason}`);
+    return scheme === undefined ? { status: 'invalid', reason } : { status: 'invalid', scheme, reason };
+  }
+
+  private checkParams(scheme: PasswordScheme, params: SchemeParams): SchemeParams {
+    const specs = scheme.params ?? [];
+    const result: Record<string, number> = {};
+    for (const given of Object.keys(params)) {
+      if (!specs.some((spec) => spec.name === given)) {
+        throw new SchemeError(`scheme {${scheme.names[0]}} takes no parameter "${given}"`);
+      }
+    }
+    for (const spec of specs) {
+      const value = params[spec.name] ?? spec.default;
+      const max = spec.name === 'iterations' ? Math.min(spec.max, this.maxIterations) : spec.max;
+      if (!Number.isInteger(value) || value < spec.min || value > max) {
+        throw new SchemeError(`${spec.name} for {${scheme.names[0]}} must be an integer from ${spec.min} to ${max}`);
+      }
+      result[spec.name] = value;
+    }
+    return result;
+  }
+}
+
+/** A registry holding the built-in schemes. */
+export function createRegistry(options: RegistryOptions = {}): SchemeRegistry {
+  const registry = new SchemeRegistry(options);
+  builtinSchemes.forEach((scheme) => registry.register(scheme));
+  return registry;
+}

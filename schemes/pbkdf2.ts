@@ -18,8 +18,6 @@ import { KDF_DIGEST_LENGTH, pbkdf2Async, type KdfDigest } from './kdf.js';
 
 const SALT_LENGTH = 16;
 const DEFAULT_ITERATIONS = 10_000;
-/** The shortest derived key accepted from another server (389 DS accepts any; 16 bytes keeps 128 bits). */
-const MIN_KEY_LENGTH = 16;
 
 interface Pbkdf2Value {
   readonly iterations: number;
@@ -40,8 +38,10 @@ function parseDollarLayout(value: string, digest: KdfDigest): Pbkdf2Value {
   const salt = decodeAdaptedBase64(saltText, 'the salt');
   const key = decodeAdaptedBase64(keyText, 'the hash');
   if (salt.byteLength === 0) throw new InvalidStoredValue('the salt is empty');
-  if (key.byteLength < MIN_KEY_LENGTH || key.byteLength > KDF_DIGEST_LENGTH[digest]) {
-    throw new InvalidStoredValue(`a ${key.byteLength}-byte hash does not fit ${digest} PBKDF2`);
+  // 389 DS would derive any length it finds; a hash shorter than the digest is a truncated
+  // value, so only the full length is accepted (every server writes the full length).
+  if (key.byteLength !== KDF_DIGEST_LENGTH[digest]) {
+    throw new InvalidStoredValue(`the hash is ${key.byteLength} bytes; ${digest} PBKDF2 needs ${KDF_DIGEST_LENGTH[digest]}`);
   }
   return { iterations: parseCount(count, 'the iteration count'), salt, key };
 }

@@ -11,6 +11,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
+import { collect, run, type RunResult } from './run.js';
 
 export interface SlapdOptions {
   readonly suffix?: string;
@@ -38,22 +39,15 @@ export interface Slapd {
   stop(): Promise<void>;
 }
 
-export interface RunResult {
-  readonly code: number;
-  readonly stdout: string;
-  readonly stderr: string;
-}
-
 const MODULE_PATH = '/usr/lib/ldap';
 const SCHEMA_DIR = '/etc/ldap/schema';
 const SCHEMAS = ['core', 'cosine', 'inetorgperson'];
 const MAX_SIZE = 1024 * 1024 * 1024;
 const START_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 5_000;
-const OUTPUT_LIMIT = 64 * 1024;
 
 /** The full path of a program on PATH or in /usr/sbin (where slapd lives, often off PATH). */
-function findProgram(name: string): string | undefined {
+export function findProgram(name: string): string | undefined {
   const dirs = [...(process.env['PATH'] ?? '').split(delimiter), '/usr/sbin'];
   return dirs.filter(Boolean).map((dir) => join(dir, name)).find((path) => existsSync(path));
 }
@@ -66,29 +60,6 @@ function requireProgram(name: string): string {
 
 export function slapdAvailable(): boolean {
   return ['slapd', 'slapadd', 'ldapwhoami'].every((name) => findProgram(name) !== undefined);
-}
-
-/** Runs a program without a shell, optionally feeding stdin; resolves with its exit code and output. */
-export function run(program: string, args: readonly string[], input?: string): Promise<RunResult> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(requireProgram(program), args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    const stdout = collect(child.stdout);
-    const stderr = collect(child.stderr);
-    child.on('error', reject);
-    child.on('close', (code, signal) => resolve({ code: code ?? (signal ? 128 : 1), stdout: stdout(), stderr: stderr() }));
-    child.stdin.on('error', () => {}); // the exit code tells what went wrong
-    child.stdin.end(input ?? '');
-  });
-}
-
-/** Accumulates a stream's text, keeping the last OUTPUT_LIMIT characters. */
-function collect(stream: NodeJS.ReadableStream | null): () => string {
-  let text = '';
-  stream?.setEncoding('utf8');
-  stream?.on('data', (chunk: string) => {
-    text = (text + chunk).slice(-OUTPUT_LIMIT);
-  });
-  return () => text;
 }
 
 /** A config value in double quotes, as slapd.conf reads them. */
@@ -192,7 +163,7 @@ export async function createSlapd(options: SlapdOptions = {}): Promise<Slapd> {
   onExit(cleanup);
 
   async function slapadd(ldif: string): Promise<void> {
-    const result = await run('slapadd', ['-q', '-f', configFile], ldif);
+    const result = await run(requireProgram('slapadd'), ['-q', '-f', configFile], ldif);
     if (result.code !== 0) throw new Error(`slapadd exited with ${result.code}: ${result.stderr.trim()}`);
   }
 
@@ -213,6 +184,8 @@ export async function createSlapd(options: SlapdOptions = {}): Promise<Slapd> {
       await waitUntilServing(started, port, () => spawnError);
     } catch (error) {
       await stopProcess(started);
+      child = undefined;
+      port = 0;
       const stderr = output().trim();
       throw new Error(`slapd did not start on ${url}: ${(error as Error).message}${stderr ? `\nslapd stderr:\n${stderr}` : ''}`);
     }
@@ -264,7 +237,7 @@ export async function ldapwhoami(url: string, dn: string, password: string | Uin
   try {
     const file = join(dir, 'password');
     await writeFile(file, password, { mode: 0o600 });
-    return await run('ldapwhoami', ['-x', '-H', url, '-D', dn, '-y', file]);
+    return await run(requireProgram('ldapwhoami'), ['-x', '-H', url, '-D', dn, '-y', file]);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

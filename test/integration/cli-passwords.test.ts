@@ -1,0 +1,119 @@
+/** The password commands as a user runs them: `leveldap encode-password`, `schemes`, `bench-schemes`. */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fixturePath, leveldapBin } from '../helpers/paths.js';
+import { run, type RunResult } from '../helpers/run.js';
+
+const leveldap = (args: string[], input?: string): Promise<RunResult> => run(process.execPath, [leveldapBin, ...args], input);
+const PLUGIN = fixturePath('plugins', 'ssha3.mjs');
+const OPENLDAP_PBKDF2 = '{PBKDF2}60000$Y6ZHtTTbeUgpIbIW0QDmDA$j/aU7jFKUSbH4UobNQDm9OEIwuw';
+
+describe('leveldap encode-password', () => {
+  let dir = '';
+  before(async () => { dir = await mkdtemp(join(tmpdir(), 'leveldap-cli-')); });
+  after(async () => { await rm(dir, { recursive: true, force: true }); });
+
+  test('hashes with the default scheme, and --verify exits 0 on match, 1 on mismatch', async () => {
+    const encoded = await leveldap(['encode-password', 'secret']);
+    assert.equal(encoded.code, 0, encoded.stderr);
+    const stored = encoded.stdout.trim();
+    assert.match(stored, /^\{PBKDF2-SHA256\}10000\$/);
+    assert.equal((await leveldap(['encode-password', '--verify', stored, 'secret'])).code, 0);
+    assert.equal((await leveldap(['encode-password', '--verify', stored, 'Secret'])).code, 1);
+  });
+
+  test('--scheme and --iterations choose the scheme and its cost', async () => {
+    const result = await leveldap(['encode-password', '--scheme', 'pbkdf2-sha512', '--iterations', '20000', 'secret']);
+    assert.match(result.stdout, /^\{PBKDF2-SHA512\}20000\$/);
+  });
+
+  test('--verify exits 2 with a message for a malformed value, an unknown scheme, or a cost above the cap', async () => {
+    const malformed = await leveldap(['encode-password', '--verify', '{SSHA}abc', 'secret']);
+    assert.equal(malformed.code, 2);
+    assert.match(malformed.stderr, /not valid base64|shorter than/);
+    const unknown = await leveldap(['encode-password', '--verify', '{FOO}abc', 'secret']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown password scheme \{FOO\}/);
+    const costly = await leveldap(['encode-password', '--max-iterations', '50000', '--verify', OPENLDAP_PBKDF2, 'secret']);
+    assert.equal(costly.code, 2);
+    assert.match(costly.stderr, /60000 iterations is above the limit of 50000/);
+    assert.equal((await leveldap(['encode-password', '--verify', OPENLDAP_PBKDF2, 'secret'])).code, 0);
+  });
+
+  test('reads the password from standard input, less one line ending', async () => {
+    const encoded = await leveldap(['encode-password', '--scheme', 'SSHA'], 'from stdin\n');
+    assert.equal(encoded.code, 0, encoded.stderr);
+    const stored = encoded.stdout.trim();
+    assert.equal((await leveldap(['encode-password', '--verify', stored, 'from stdin'])).code, 0);
+    assert.equal((await leveldap(['encode-password', '--verify', stored, '--password-file', '-'], 'from stdin\r\n')).code, 0);
+  });
+
+  test('reads the password from --password-file, bytes as they are', async () => {
+    const file = join(dir, 'password');
+    await writeFile(file, 'pässwörd-密码-🔑\n', { mode: 0o600 });
+    const encoded = await leveldap(['encode-password', '--scheme', 'SSHA512', '--password-file', file]);
+    assert.equal(encoded.code, 0, encoded.stderr);
+    assert.equal((await leveldap(['encode-password', '--verify', encoded.stdout.trim(), 'pässwörd-密码-🔑'])).code, 0);
+    const missing = await leveldap(['encode-password', '--password-file', join(dir, 'nope')]);
+    assert.equal(missing.code, 2);
+    assert.match(missing.stderr, /cannot read password file .*ENOENT/);
+  });
+
+  test('an unknown scheme or a bad parameter is a usage error (exit 2)', async () => {
+    const unknown = await leveldap(['encode-password', '--scheme', 'NOPE', 'x']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /unknown password scheme "NOPE"; known: SHA, SSHA/);
+    const weak = await leveldap(['encode-password', '--scheme', 'PBKDF2', '--iterations', '10', 'x']);
+    assert.equal(weak.code, 2);
+    assert.match(weak.stderr, /iterations for \{PBKDF2\} must be an integer from 1000/);
+  });
+});
+
+describe('scheme plugins from the command line', () => {
+  test('--scheme-plugin adds {SSHA3-512} to encode-password, --verify and schemes', async () => {
+    const encoded = await leveldap(['encode-password', '--scheme-plugin', PLUGIN, '--scheme', 'SSHA3-512', 'secret']);
+    assert.equal(encoded.code, 0, encoded.stderr);
+    const stored = encoded.stdout.trim();
+    assert.match(stored, /^\{SSHA3-512\}/);
+    assert.equal((await leveldap(['encode-password', '--scheme-plugin', PLUGIN, '--verify', stored, 'secret'])).code, 0);
+    assert.equal((await leveldap(['encode-password', '--scheme-plugin', PLUGIN, '--verify', stored, 'wrong'])).code, 1);
+    const withoutPlugin = await leveldap(['encode-password', '--verify', stored, 'secret']);
+    assert.equal(withoutPlugin.code, 2, 'without the plugin the scheme is unknown');
+    const listed = await leveldap(['schemes', '--scheme-plugin', PLUGIN]);
+    assert.match(listed.stdout, /SSHA3-512 .*saltLength=16 \(8\.\.64\) .*scheme plugin .*ssha3\.mjs/);
+  });
+
+  test('a plugin that is not a scheme, or reuses a name, is refused with exit 2', async () => {
+    const broken = await leveldap(['schemes', '--scheme-plugin', fixturePath('plugins', 'not-a-scheme.mjs')]);
+    assert.equal(broken.code, 2);
+    assert.match(broken.stderr, /not-a-scheme\.mjs: a scheme needs a verify/);
+    const duplicate = await leveldap(['schemes', '--scheme-plugin', fixturePath('plugins', 'duplicate-name.mjs')]);
+    assert.equal(duplicate.code, 2);
+    assert.match(duplicate.stderr, /scheme \{SSHA\} is already registered \(built-in\)/);
+  });
+});
+
+describe('leveldap schemes and bench-schemes', () => {
+  test('schemes lists every required scheme with its parameters, and --json is machine-readable', async () => {
+    const listed = await leveldap(['schemes', '--json']);
+    assert.equal(listed.code, 0, listed.stderr);
+    const parsed = JSON.parse(listed.stdout) as { schemes: { names: string[]; params: { name: string; default: number }[] }[] };
+    const names = parsed.schemes.flatMap((scheme) => scheme.names);
+    const required = ['SHA', 'SSHA', 'SHA256', 'SSHA256', 'SHA384', 'SSHA384', 'SHA512', 'SSHA512', 'PBKDF2',
+      'PBKDF2-SHA1', 'PBKDF2-SHA256', 'PBKDF2-SHA512', 'CLEAR', 'PBKDF2_SHA256', 'PBKDF2-HMAC-SHA256', 'PBKDF2-HMAC-SHA512', 'PKCS5S2'];
+    for (const name of required) assert.ok(names.includes(name), name);
+    const pbkdf2 = parsed.schemes.find((scheme) => scheme.names.includes('PBKDF2-SHA256'));
+    assert.deepEqual(pbkdf2?.params.map((p) => [p.name, p.default]), [['iterations', 10000]]);
+  });
+
+  test('bench-schemes --micro prints µs and ops/s per encode and verify', async () => {
+    const result = await leveldap(['bench-schemes', '--micro', '--scheme', 'SSHA', '--scheme', 'PBKDF2-SHA256', '--millis', '30']);
+    assert.equal(result.code, 0, result.stderr);
+    assert.match(result.stdout, /SCHEME\s+PARAMS\s+ENCODE µs\s+ENCODE\/s\s+VERIFY µs\s+VERIFY\/s/);
+    assert.match(result.stdout, /\nSSHA\s+saltLength=8\s+[\d.]+\s+[\d,]+\s+[\d.]+\s+[\d,]+/);
+    assert.match(result.stdout, /\nPBKDF2-SHA256\s+iterations=10000\s+/);
+  });
+});

@@ -1,5 +1,5 @@
 /** Byte codecs and comparisons shared by the schemes. Pure functions, no I/O. */
-import { randomBytes, timingSafeEqual, createHash } from 'node:crypto';
+import { randomFillSync, timingSafeEqual, createHash } from 'node:crypto';
 import { InvalidStoredValue } from './scheme.js';
 
 const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
@@ -45,8 +45,22 @@ export function constantTimeEqualAnyLength(a: Uint8Array, b: Uint8Array): boolea
   return timingSafeEqual(digestA, digestB) && a.byteLength === b.byteLength;
 }
 
+/**
+ * Salts come from a pool of CSPRNG bytes refilled 4 KiB at a time (as Node's randomUUID does):
+ * one randomBytes() call per salt costs more than the SHA-2 hash it salts.
+ */
+const SALT_POOL = Buffer.alloc(4096);
+let poolOffset = SALT_POOL.byteLength;
+
 export function randomSalt(length: number): Buffer {
-  return randomBytes(length);
+  if (length > SALT_POOL.byteLength) return randomFillSync(Buffer.alloc(length));
+  if (poolOffset + length > SALT_POOL.byteLength) {
+    randomFillSync(SALT_POOL);
+    poolOffset = 0;
+  }
+  const salt = Buffer.from(SALT_POOL.subarray(poolOffset, poolOffset + length));
+  poolOffset += length;
+  return salt;
 }
 
 /** A positive decimal integer as it appears in a stored value; refuses signs, spaces, overflow. */

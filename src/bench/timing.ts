@@ -15,6 +15,12 @@ export interface TimingOptions {
 
 const DEFAULT_OPTIONS: TimingOptions = { minMillis: 500, minOperations: 5 };
 
+/** Awaits only what is a promise, so timing a synchronous call does not time a microtask too. */
+async function once(operation: () => unknown): Promise<void> {
+  const result = operation();
+  if (result instanceof Promise) await result;
+}
+
 /**
  * Runs `operation` one call at a time (never two at once, so an async operation that runs in
  * the thread pool still occupies one core), after a short warm-up.
@@ -23,12 +29,12 @@ export async function timeOperation(
   operation: () => unknown, options: TimingOptions = DEFAULT_OPTIONS,
 ): Promise<Timing> {
   const warmUpUntil = performance.now() + options.minMillis / 5;
-  while (performance.now() < warmUpUntil) await operation();
+  while (performance.now() < warmUpUntil) await once(operation);
   const start = performance.now();
   let operations = 0;
   let elapsed = 0;
   while (elapsed < options.minMillis || operations < options.minOperations) {
-    await operation();
+    await once(operation);
     operations += 1;
     elapsed = performance.now() - start;
   }

@@ -33,13 +33,13 @@ export function nobleDigest(algorithm: DigestAlgorithm): DigestFunction {
 }
 
 /**
- * The measured choice: for the short inputs of a bind, noble's SHA-1 beats OpenSSL's call
- * overhead; for the rest, node's one-shot hash() is fastest (noble's 64-bit SHA-384/512 are
- * 2-4x slower).
+ * The measured choice: node's one-shot hash() is the fastest or within noise of it for every
+ * algorithm at bind-sized inputs; noble's SHA-1 and SHA-256 tie it, its 64-bit SHA-384/512 are
+ * 2-4x slower, and a Hash object per call (createHash) costs 30-60% more.
  */
 const CHOSEN: Readonly<Record<DigestAlgorithm, DigestFunction>> = {
   md5: nodeOneShotDigest('md5'),
-  sha1: nobleDigest('sha1'),
+  sha1: nodeOneShotDigest('sha1'),
   sha256: nodeOneShotDigest('sha256'),
   sha384: nodeOneShotDigest('sha384'),
   sha512: nodeOneShotDigest('sha512'),

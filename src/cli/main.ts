@@ -17,7 +17,16 @@ function reportFailure(message: string | undefined, error: Error | undefined): n
   process.exit(known || !error ? USAGE_ERROR : 1);
 }
 
+/** `leveldap schemes | head` closes the pipe early; that is not an error. */
+function exitQuietlyOnClosedPipe(): void {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    process.exit(0);
+  });
+}
+
 export async function main(argv: string[]): Promise<void> {
+  exitQuietlyOnClosedPipe();
   await yargs(hideBin(argv))
     .scriptName('leveldap')
     .command(serveCommand)

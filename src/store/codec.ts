@@ -1,0 +1,77 @@
+/**
+ * The stored form of an entry: a compact binary record, so reading one for a bind is a few
+ * buffer slices, and values keep their exact octets.
+ *
+ *   u8 format (1) | u32 dnLength | dn utf8 | u16 attributeCount |
+ *   per attribute: u16 nameLength | name utf8 | u32 valueCount | per value: u32 length | bytes
+ */
+import type { Attribute, Entry } from './entry.js';
+import { StoreError } from './errors.js';
+
+const RECORD_FORMAT = 1;
+
+function measure(entry: Entry): number {
+  let size = 1 + 4 + Buffer.byteLength(entry.dn) + 2;
+  for (const attribute of entry.attributes) {
+    size += 2 + Buffer.byteLength(attribute.name) + 4;
+    for (const value of attribute.values) size += 4 + value.byteLength;
+  }
+  return size;
+}
+
+export function encodeEntry(entry: Entry): Buffer {
+  const buffer = Buffer.allocUnsafe(measure(entry));
+  let offset = buffer.writeUInt8(RECORD_FORMAT, 0);
+  offset = buffer.writeUInt32BE(Buffer.byteLength(entry.dn), offset);
+  offset += buffer.write(entry.dn, offset);
+  offset = buffer.writeUInt16BE(entry.attributes.length, offset);
+  for (const attribute of entry.attributes) {
+    offset = buffer.writeUInt16BE(Buffer.byteLength(attribute.name), offset);
+    offset += buffer.write(attribute.name, offset);
+    offset = buffer.writeUInt32BE(attribute.values.length, offset);
+    for (const value of attribute.values) {
+      offset = buffer.writeUInt32BE(value.byteLength, offset);
+      offset += value.copy(buffer, offset);
+    }
+  }
+  return buffer;
+}
+
+class Reader {
+  offset = 0;
+  constructor(readonly buffer: Buffer) {}
+  u8(): number { const v = this.buffer.readUInt8(this.offset); this.offset += 1; return v; }
+  u16(): number { const v = this.buffer.readUInt16BE(this.offset); this.offset += 2; return v; }
+  u32(): number { const v = this.buffer.readUInt32BE(this.offset); this.offset += 4; return v; }
+  bytes(length: number): Buffer {
+    if (this.offset + length > this.buffer.byteLength) throw new RangeError('record truncated');
+    const slice = this.buffer.subarray(this.offset, this.offset + length);
+    this.offset += length;
+    return slice;
+  }
+  text(length: number): string { return this.bytes(length).toString('utf8'); }
+}
+
+function readAttribute(reader: Reader): Attribute {
+  const name = reader.text(reader.u16());
+  const count = reader.u32();
+  const values: Buffer[] = [];
+  for (let i = 0; i < count; i += 1) values.push(reader.bytes(reader.u32()));
+  return { name, values };
+}
+
+export function decodeEntry(buffer: Buffer): Entry {
+  try {
+    const reader = new Reader(buffer);
+    const format = reader.u8();
+    if (format !== RECORD_FORMAT) throw new StoreError(`entry record format ${format} is not supported`);
+    const dn = reader.text(reader.u32());
+    const count = reader.u16();
+    const attributes: Attribute[] = [];
+    for (let i = 0; i < count; i += 1) attributes.push(readAttribute(reader));
+    return { dn, attributes };
+  } catch (error) {
+    if (error instanceof StoreError) throw error;
+    throw new StoreError(`corrupt entry record: ${(error as Error).message}`);
+  }
+}

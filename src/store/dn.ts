@@ -1,0 +1,196 @@
+/**
+ * Distinguished names per RFC 4514: parse (with RFC 2253/1779 leniency: spaces around
+ * separators, quoted values, ';' between RDNs), format with escaping, and normalize so that
+ * `UID=User.1, ou=People,DC=example,dc=com` and `uid=user.1,ou=people,dc=example,dc=com` are
+ * the same entry. The entry keeps its DN as written; the normalized form is only for lookup.
+ */
+import { DirectoryError } from './errors.js';
+import { attributeType } from './schema.js';
+import { normalizeValue } from './matching.js';
+
+export interface Ava {
+  /** The attribute type as written ('UID', 'cn', '2.5.4.3'). */
+  readonly type: string;
+  /** The value, unescaped. A '#hex' (BER) value keeps its '#hex' text and sets `hex`. */
+  readonly value: string;
+  readonly hex?: boolean;
+}
+
+export type Rdn = readonly Ava[];
+export type Dn = readonly Rdn[];
+
+const TYPE = /^(?:[A-Za-z][A-Za-z0-9-]*|[0-9]+(?:\.[0-9]+)*|oid\.[0-9]+(?:\.[0-9]+)*)$/i;
+
+function invalid(text: string, reason: string): DirectoryError {
+  return new DirectoryError('invalidDnSyntax', `invalid DN "${text.slice(0, 200)}": ${reason}`);
+}
+
+/** A cursor over the DN text; one small function per grammar rule below. */
+class Cursor {
+  position = 0;
+  constructor(readonly text: string) {}
+  get done(): boolean { return this.position >= this.text.length; }
+  peek(): string { return this.text[this.position] ?? ''; }
+  skipSpaces(): void { while (this.peek() === ' ') this.position += 1; }
+}
+
+function readType(cursor: Cursor): string {
+  cursor.skipSpaces();
+  const start = cursor.position;
+  while (!cursor.done && !'=,+;'.includes(cursor.peek())) cursor.position += 1;
+  const type = cursor.text.slice(start, cursor.position).trim();
+  if (cursor.peek() !== '=') throw invalid(cursor.text, `expected "=" after "${type}"`);
+  if (!TYPE.test(type)) throw invalid(cursor.text, `"${type}" is not an attribute type`);
+  cursor.position += 1;
+  return type;
+}
+
+function readHexValue(cursor: Cursor): Ava['value'] {
+  const start = cursor.position;
+  cursor.position += 1;
+  while (/[0-9A-Fa-f]/.test(cursor.peek())) cursor.position += 1;
+  const hex = cursor.text.slice(start, cursor.position);
+  if (hex.length < 3 || hex.length % 2 === 0) throw invalid(cursor.text, `"${hex}" is not a #hexstring`);
+  return hex.toLowerCase();
+}
+
+function readEscape(cursor: Cursor, bytes: number[]): void {
+  const next = cursor.text.slice(cursor.position + 1, cursor.position + 3);
+  if (/^[0-9A-Fa-f]{2}$/.test(next)) {
+    bytes.push(parseInt(next, 16));
+    cursor.position += 3;
+    return;
+  }
+  const char = cursor.text[cursor.position + 1];
+  if (char === undefined || !' "#+,;<=>\\'.includes(char)) throw invalid(cursor.text, 'bad escape sequence');
+  bytes.push(char.charCodeAt(0));
+  cursor.position += 2;
+}
+
+function pushChar(cursor: Cursor, bytes: number[]): void {
+  const code = cursor.text.codePointAt(cursor.position)!;
+  const char = String.fromCodePoint(code);
+  bytes.push(...Buffer.from(char, 'utf8'));
+  cursor.position += char.length;
+}
+
+function decodeUtf8(cursor: Cursor, bytes: number[]): string {
+  const buffer = Buffer.from(bytes);
+  const text = buffer.toString('utf8');
+  if (!Buffer.from(text, 'utf8').equals(buffer)) throw invalid(cursor.text, 'an escaped value is not UTF-8');
+  return text;
+}
+
+function readQuotedValue(cursor: Cursor): string {
+  cursor.position += 1;
+  const bytes: number[] = [];
+  while (cursor.peek() !== '"') {
+    if (cursor.done) throw invalid(cursor.text, 'unterminated quoted value');
+    if (cursor.peek() === '\\') readEscape(cursor, bytes);
+    else pushChar(cursor, bytes);
+  }
+  cursor.position += 1;
+  cursor.skipSpaces();
+  return decodeUtf8(cursor, bytes);
+}
+
+/** A string value; unescaped trailing spaces are insignificant, escaped ones are kept. */
+function readStringValue(cursor: Cursor): string {
+  const bytes: number[] = [];
+  let significantLength = 0;
+  while (!cursor.done && !',+;'.includes(cursor.peek())) {
+    if (cursor.peek() === '\\') {
+      readEscape(cursor, bytes);
+      significantLength = bytes.length;
+    } else {
+      if (cursor.peek() === '"') throw invalid(cursor.text, 'unescaped \'"\' in a value');
+      pushChar(cursor, bytes);
+      if (bytes[bytes.length - 1] !== 0x20) significantLength = bytes.length;
+    }
+  }
+  return decodeUtf8(cursor, bytes.slice(0, significantLength));
+}
+
+function readAva(cursor: Cursor): Ava {
+  const type = readType(cursor);
+  cursor.skipSpaces();
+  if (cursor.peek() === '#') return { type, value: readHexValue(cursor), hex: true };
+  if (cursor.peek() === '"') return { type, value: readQuotedValue(cursor) };
+  return { type, value: readStringValue(cursor) };
+}
+
+function readRdn(cursor: Cursor): Rdn {
+  const avas = [readAva(cursor)];
+  cursor.skipSpaces();
+  while (cursor.peek() === '+') {
+    cursor.position += 1;
+    avas.push(readAva(cursor));
+    cursor.skipSpaces();
+  }
+  return avas;
+}
+
+/** Parses a DN; the empty string is the root (zero RDNs). Throws invalidDnSyntax. */
+export function parseDn(text: string): Dn {
+  if (text.trim() === '') return [];
+  const cursor = new Cursor(text);
+  const rdns = [readRdn(cursor)];
+  while (!cursor.done) {
+    if (cursor.peek() !== ',' && cursor.peek() !== ';') throw invalid(text, `unexpected "${cursor.peek()}"`);
+    cursor.position += 1;
+    rdns.push(readRdn(cursor));
+  }
+  return rdns;
+}
+
+/** RFC 4514 escaping of a value; control characters become \HH so keys never hold them. */
+export function escapeValue(value: string): string {
+  let escaped = '';
+  for (const char of value) {
+    const code = char.codePointAt(0)!;
+    if (code < 0x20 || code === 0x7f) escaped += `\\${code.toString(16).padStart(2, '0')}`;
+    else if ('"+,;<>\\='.includes(char)) escaped += `\\${char}`;
+    else escaped += char;
+  }
+  if (escaped.startsWith(' ') || escaped.startsWith('#')) escaped = `\\${escaped}`;
+  if (escaped.endsWith(' ') && escaped.length > 1) escaped = `${escaped.slice(0, -1)}\\ `;
+  return escaped;
+}
+
+export function formatAva(ava: Ava): string {
+  return `${ava.type}=${ava.hex ? ava.value : escapeValue(ava.value)}`;
+}
+
+export function formatRdn(rdn: Rdn): string {
+  return rdn.map(formatAva).join('+');
+}
+
+export function formatDn(dn: Dn): string {
+  return dn.map(formatRdn).join(',');
+}
+
+function normalizeAva(ava: Ava): string {
+  const type = attributeType(ava.type);
+  const value = ava.hex ? ava.value : normalizeValue(type, Buffer.from(ava.value, 'utf8'));
+  return `${type.name.toLowerCase()}=${ava.hex ? value : escapeValue(value)}`;
+}
+
+/** One RDN in canonical form: types by canonical name, values by their matching rule, AVAs sorted. */
+export function normalizeRdn(rdn: Rdn): string {
+  return rdn.map(normalizeAva).sort().join('+');
+}
+
+export function normalizeDn(dn: Dn | string): string {
+  const parsed = typeof dn === 'string' ? parseDn(dn) : dn;
+  return parsed.map(normalizeRdn).join(',');
+}
+
+export function parentOf(dn: Dn): Dn | undefined {
+  return dn.length === 0 ? undefined : dn.slice(1);
+}
+
+export function isDescendantOrSelf(dn: Dn, ancestor: Dn): boolean {
+  if (dn.length < ancestor.length) return false;
+  const offset = dn.length - ancestor.length;
+  return ancestor.every((rdn, i) => normalizeRdn(rdn) === normalizeRdn(dn[offset + i]!));
+}

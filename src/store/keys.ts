@@ -1,0 +1,82 @@
+/**
+ * LevelDB key layout. Every key starts with a one-letter space and \x00:
+ *
+ *   m\0<name>                          meta: format version, indexed attributes
+ *   e\0<dnKey>                         entry record (codec.ts)
+ *   c\0<parentKey>\0<rdn>              one-level index: the children of an entry (value: the child's dnKey)
+ *   s\0<dnKey>                         naming contexts (entries added without a parent)
+ *   i\0<attr>\0<valueKey>\0<dnKey>     equality index
+ *   p\0<attr>\0<dnKey>                 presence index
+ *
+ * A dnKey is the normalized RDNs in reverse order joined by \x01, so an entry's subtree is the
+ * key range [dnKey, dnKey + \x02): the entry itself and every key continuing with \x01.
+ * Normalized RDNs never hold control characters (dn.ts escapes them).
+ */
+import { createHash } from 'node:crypto';
+import { normalizeRdn, type Dn } from './dn.js';
+
+export const SEPARATOR = '\x00';
+const RDN_SEPARATOR = '\x01';
+const RANGE_END = '\x02';
+
+export function dnKey(dn: Dn): string {
+  return dn.map(normalizeRdn).reverse().join(RDN_SEPARATOR);
+}
+
+export const metaKey = (name: string): string => `m${SEPARATOR}${name}`;
+export const entryKey = (key: string): string => `e${SEPARATOR}${key}`;
+export const suffixKey = (key: string): string => `s${SEPARATOR}${key}`;
+
+export function childKey(parentKey: string, rdn: string): string {
+  return `c${SEPARATOR}${parentKey}${SEPARATOR}${rdn}`;
+}
+
+/** The range of c\0 keys naming the children of `parentKey`. */
+export function childrenRange(parentKey: string): { gte: string; lt: string } {
+  const prefix = `c${SEPARATOR}${parentKey}${SEPARATOR}`;
+  return { gte: prefix, lt: `${prefix}\uffff` };
+}
+
+/** The range of e\0 keys for the entry `key` and everything below it ('' is the whole tree). */
+export function subtreeRange(key: string): { gte: string; lt: string } {
+  if (key === '') return { gte: entryKey(''), lt: `e${RANGE_END}` };
+  return { gte: entryKey(key), lt: entryKey(key + RANGE_END) };
+}
+
+/** Index keys hold short, control-free values as they are, anything else as a digest. */
+export function valueKey(normalized: string): string {
+  if (normalized.length <= 256 && !/[\x00-\x02]/.test(normalized)) return normalized;
+  return `#${createHash('sha256').update(normalized).digest('hex')}`;
+}
+
+export function equalityKey(attribute: string, normalized: string, key: string): string {
+  return `i${SEPARATOR}${attribute}${SEPARATOR}${valueKey(normalized)}${SEPARATOR}${key}`;
+}
+
+export function equalityRange(attribute: string, normalized: string): { gte: string; lt: string } {
+  const prefix = `i${SEPARATOR}${attribute}${SEPARATOR}${valueKey(normalized)}${SEPARATOR}`;
+  return { gte: prefix, lt: `${prefix}\uffff` };
+}
+
+export function presenceKey(attribute: string, key: string): string {
+  return `p${SEPARATOR}${attribute}${SEPARATOR}${key}`;
+}
+
+export function presenceRange(attribute: string): { gte: string; lt: string } {
+  const prefix = `p${SEPARATOR}${attribute}${SEPARATOR}`;
+  return { gte: prefix, lt: `${prefix}\uffff` };
+}
+
+/** The dnKey at the end of an index key (after the last \0). */
+export function dnKeyOfIndexKey(indexKey: string): string {
+  return indexKey.slice(indexKey.lastIndexOf(SEPARATOR) + 1);
+}
+
+/** Is `key` the entry `base` or below it? */
+export function inSubtree(key: string, base: string): boolean {
+  return base === '' || key === base || key.startsWith(base + RDN_SEPARATOR);
+}
+
+export function depthOf(key: string): number {
+  return key === '' ? 0 : key.split(RDN_SEPARATOR).length;
+}

@@ -1,0 +1,253 @@
+/**
+ * The directory store: entries in one LevelDB database, keyed by normalized DN (keys.ts), with
+ * equality and presence indexes written in the same atomic batch as the entry.
+ */
+import { Level } from 'level';
+import { formatDn, normalizeRdn, parseDn, type Dn } from './dn.js';
+import { decodeEntry, encodeEntry } from './codec.js';
+import type { Entry } from './entry.js';
+import { DirectoryError, StoreError } from './errors.js';
+import { DEFAULT_INDEXES, indexKeys, normalizeIndexList } from './indexes.js';
+import {
+  childKey, childrenRange, dnKey, dnKeyOfIndexKey, entryKey, equalityRange, inSubtree, metaKey, presenceRange,
+  subtreeRange, suffixKey,
+} from './keys.js';
+import { normalizeValue } from './matching.js';
+import { Mutex } from './mutex.js';
+import { withCreationAttributes } from './operational.js';
+import { typeKey } from './schema.js';
+import { checkEntry } from './validate.js';
+
+/** The on-disk layout this code reads and writes. */
+export const STORE_FORMAT = '1';
+
+export type Scope = 'base' | 'one' | 'sub';
+
+/** A search term the store can answer from an index instead of scanning. */
+export type IndexHint =
+  | { readonly equality: { readonly attribute: string; readonly value: Buffer } }
+  | { readonly present: string };
+
+export interface OpenOptions {
+  readonly createIfMissing?: boolean;
+  /** Attributes to index, for a new database (an existing one keeps its own). */
+  readonly indexes?: readonly string[];
+}
+
+export interface AddOptions {
+  /** creatorsName/modifiersName. */
+  readonly actor?: string;
+  /** Acknowledge only once the write is on disk (fsync). Default true. */
+  readonly sync?: boolean;
+  /** An entry whose parent is missing may start a new naming context if no ancestor exists. */
+  readonly allowNewSuffix?: boolean;
+}
+
+export interface StoreStats {
+  entriesRead: number;
+  indexKeysRead: number;
+}
+
+type Db = Level<string, Buffer>;
+export type BatchOp = { type: 'put'; key: string; value: Buffer } | { type: 'del'; key: string };
+
+const EMPTY = Buffer.alloc(0);
+
+async function openLevel(dir: string, createIfMissing: boolean): Promise<Db> {
+  const db = new Level<string, Buffer>(dir, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing });
+  try {
+    await db.open();
+    return db;
+  } catch (error) {
+    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
+    if (cause?.code === 'LEVEL_LOCKED') {
+      throw new StoreError(`the database ${dir} is in use by another process (is a leveldap server running on it?)`);
+    }
+    throw new StoreError(`cannot open the database ${dir}: ${cause?.message ?? (error as Error).message}`);
+  }
+}
+
+export class DirectoryStore {
+  readonly stats: StoreStats = { entriesRead: 0, indexKeysRead: 0 };
+  private readonly writes = new Mutex();
+
+  private constructor(private readonly db: Db, readonly indexed: ReadonlySet<string>) {}
+
+  /** Opens (or creates) the database in `dir`; refuses unknown formats and databases in use. */
+  static async open(dir: string, options: OpenOptions = {}): Promise<DirectoryStore> {
+    const db = await openLevel(dir, options.createIfMissing ?? true);
+    try {
+      const indexes = await DirectoryStore.checkFormat(db, dir, options.indexes ?? DEFAULT_INDEXES);
+      return new DirectoryStore(db, new Set(indexes));
+    } catch (error) {
+      await db.close();
+      throw error;
+    }
+  }
+
+  private static async checkFormat(db: Db, dir: string, wantedIndexes: readonly string[]): Promise<string[]> {
+    const format = (await db.get(metaKey('format')))?.toString();
+    if (format === undefined) {
+      for await (const _key of db.keys({ limit: 1 })) throw new StoreError(`${dir} is not a leveldap database`);
+      const indexes = normalizeIndexList(wantedIndexes);
+      await db.batch([
+        { type: 'put', key: metaKey('format'), value: Buffer.from(STORE_FORMAT) },
+        { type: 'put', key: metaKey('indexes'), value: Buffer.from(JSON.stringify(indexes)) },
+      ], { sync: true });
+      return indexes;
+    }
+    if (format !== STORE_FORMAT) {
+      throw new StoreError(`${dir} has store format ${format}; this leveldap reads format ${STORE_FORMAT}`);
+    }
+    return JSON.parse((await db.get(metaKey('indexes')))?.toString() ?? '[]') as string[];
+  }
+
+  async close(): Promise<void> {
+    await this.db.close();
+  }
+
+  /** The entry at this DN (any case, any spacing), or undefined. */
+  async get(dn: string | Dn): Promise<Entry | undefined> {
+    return this.getByKey(dnKey(typeof dn === 'string' ? parseDn(dn) : dn));
+  }
+
+  async getByKey(key: string): Promise<Entry | undefined> {
+    const record = await this.db.get(entryKey(key));
+    if (record === undefined) return undefined;
+    this.stats.entriesRead += 1;
+    return decodeEntry(record);
+  }
+
+  async existsByKey(key: string): Promise<boolean> {
+    return (await this.db.get(entryKey(key))) !== undefined;
+  }
+
+  async hasChildren(dn: string | Dn): Promise<boolean> {
+    const key = dnKey(typeof dn === 'string' ? parseDn(dn) : dn);
+    for await (const _child of this.db.keys({ ...childrenRange(key), limit: 1 })) return true;
+    return false;
+  }
+
+  /** The naming contexts: entries stored without a parent, as their DNs were written. */
+  async suffixes(): Promise<string[]> {
+    const dns: string[] = [];
+    for await (const key of this.db.keys({ gte: suffixKey(''), lt: 's\x01' })) {
+      const entry = await this.getByKey(key.slice(2));
+      if (entry) dns.push(entry.dn);
+    }
+    return dns;
+  }
+
+  /** The closest existing ancestor of `dn` (for matchedDN), or undefined. */
+  async closestAncestor(dn: Dn, pending?: ReadonlySet<string>): Promise<Dn | undefined> {
+    for (let depth = 1; depth < dn.length; depth += 1) {
+      const ancestor = dn.slice(depth);
+      const key = dnKey(ancestor);
+      if (pending?.has(key) || await this.existsByKey(key)) return ancestor;
+    }
+    return undefined;
+  }
+
+  /**
+   * Checks an entry can be added and returns the batch that adds it. `pending` holds keys added
+   * by an unflushed bulk load, which count as existing.
+   */
+  async planAdd(entry: Entry, options: AddOptions, pending?: ReadonlySet<string>): Promise<{ key: string; ops: BatchOp[] }> {
+    const dn = parseDn(entry.dn);
+    checkEntry(entry, dn);
+    const key = dnKey(dn);
+    if (pending?.has(key) || await this.existsByKey(key)) {
+      throw new DirectoryError('entryAlreadyExists', `entry ${entry.dn} already exists`);
+    }
+    const parentKey = dnKey(dn.slice(1));
+    const newSuffix = await this.needsNewSuffix(dn, parentKey, options, pending);
+    const stored = withCreationAttributes(entry, options.actor ?? '');
+    const ops: BatchOp[] = [
+      { type: 'put', key: entryKey(key), value: encodeEntry(stored) },
+      { type: 'put', key: childKey(parentKey, normalizeRdn(dn[0]!)), value: Buffer.from(key) },
+      ...indexKeys(stored, key, this.indexed).map((indexKey): BatchOp => ({ type: 'put', key: indexKey, value: EMPTY })),
+    ];
+    if (newSuffix) ops.push({ type: 'put', key: suffixKey(key), value: EMPTY });
+    return { key, ops };
+  }
+
+  private async needsNewSuffix(dn: Dn, parentKey: string, options: AddOptions, pending?: ReadonlySet<string>): Promise<boolean> {
+    if (dn.length > 1 && (pending?.has(parentKey) || await this.existsByKey(parentKey))) return false;
+    const ancestor = await this.closestAncestor(dn, pending);
+    if (options.allowNewSuffix && ancestor === undefined) return true;
+    const parent = dn.length > 1 ? `parent entry ${formatDn(dn.slice(1))} does not exist`
+      : `${formatDn(dn)} has no parent and naming contexts cannot be added here`;
+    throw new DirectoryError('noSuchObject', parent, ancestor ? formatDn(ancestor) : '');
+  }
+
+  /** Adds one entry with its index keys in one atomic batch; durable when it resolves. */
+  async add(entry: Entry, options: AddOptions = {}): Promise<void> {
+    await this.writes.run(async () => {
+      const { ops } = await this.planAdd(entry, options);
+      await this.write(ops, options.sync ?? true);
+    });
+  }
+
+  async write(ops: BatchOp[], sync: boolean): Promise<void> {
+    await this.db.batch(ops, { sync });
+  }
+
+  /** Entries in scope, narrowed by an index when the hint's attribute is indexed. */
+  async *search(base: string | Dn, scope: Scope, hint?: IndexHint): AsyncGenerator<Entry> {
+    const baseDn = typeof base === 'string' ? parseDn(base) : base;
+    const baseKey = dnKey(baseDn);
+    if (scope === 'base') {
+      const entry = await this.getByKey(baseKey);
+      if (entry) yield entry;
+      return;
+    }
+    const candidates = this.indexCandidates(hint);
+    if (candidates) {
+      for await (const key of candidates) {
+        if (!this.inScope(key, baseKey, scope)) continue;
+        const entry = await this.getByKey(key);
+        if (entry) yield entry;
+      }
+      return;
+    }
+    yield* scope === 'one' ? this.children(baseKey) : this.subtree(baseKey);
+  }
+
+  private inScope(key: string, baseKey: string, scope: Scope): boolean {
+    if (!inSubtree(key, baseKey)) return false;
+    if (scope === 'sub') return true;
+    return key !== baseKey && !key.slice(baseKey === '' ? 0 : baseKey.length + 1).includes('\x01');
+  }
+
+  private indexCandidates(hint: IndexHint | undefined): AsyncGenerator<string> | undefined {
+    if (!hint) return undefined;
+    const attribute = typeKey('present' in hint ? hint.present : hint.equality.attribute);
+    if (!this.indexed.has(attribute)) return undefined;
+    if ('present' in hint) {
+      return attribute === 'objectclass' ? undefined : this.indexKeysIn(presenceRange(attribute));
+    }
+    return this.indexKeysIn(equalityRange(attribute, normalizeValue(attribute, hint.equality.value)));
+  }
+
+  private async *indexKeysIn(range: { gte: string; lt: string }): AsyncGenerator<string> {
+    for await (const indexKey of this.db.keys(range)) {
+      this.stats.indexKeysRead += 1;
+      yield dnKeyOfIndexKey(indexKey);
+    }
+  }
+
+  private async *children(parentKey: string): AsyncGenerator<Entry> {
+    for await (const childDnKey of this.db.values(childrenRange(parentKey))) {
+      const entry = await this.getByKey(childDnKey.toString());
+      if (entry) yield entry;
+    }
+  }
+
+  /** The entry `key` and everything below it, parents before children. */
+  async *subtree(key: string): AsyncGenerator<Entry> {
+    for await (const record of this.db.values(subtreeRange(key))) {
+      this.stats.entriesRead += 1;
+      yield decodeEntry(record);
+    }
+  }
+}

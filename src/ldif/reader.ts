@@ -5,9 +5,11 @@
  *   chunks -> ChunkEncoder (strings to UTF-8 bytes)
  *          -> LineSplitter (physical lines, split on LF, CR of CRLF removed)
  *          -> RecordGrouper (comments dropped, folded lines joined, blank lines end a record)
- *          -> RecordParser (fields, values, one LdifRecord per group)
+ *          -> parseField (name, value form and offsets per logical line)
+ *          -> RecordParser (one LdifRecord per group)
  * Lines are split as bytes and decoded per line, so a multi-byte UTF-8 character split across
- * chunks is never corrupted.
+ * chunks is never corrupted. Parsing is synchronous; a record with `:<` values first has its
+ * files read (asynchronously), so the common case costs no promise per record.
  */
 import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -17,6 +19,8 @@ import type { LdifChange, LdifControl, LdifRecord, LdifValue } from './types.js'
 export interface ReadLdifOptions {
   /** Largest record (its lines' bytes, and any one `:<` file) accepted. Default 64 MiB. */
   readonly maxRecordBytes?: number;
+  /** Report a malformed record and go on with the next one (instead of throwing). */
+  readonly onError?: (error: LdifError) => void;
 }
 
 export const DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024;
@@ -44,13 +48,19 @@ interface LogicalLine {
 
 type ValueForm = 'text' | 'base64' | 'url';
 
-/** `name: value`, `name:: base64` or `name:< url`; `raw` is what follows the FILL. A `-` line has name '-'. */
+/**
+ * `name: value`, `name:: base64` or `name:< url`. The value is `source[start, end)`, what follows the
+ * FILL (offsets rather than a view: a view per line costs). A `-` line has name '-'.
+ */
 interface Field {
   readonly line: number;
+  /** The whole logical line, for error messages. */
+  readonly source: Buffer;
   readonly name: string;
   readonly lower: string;
   readonly form: ValueForm;
-  readonly raw: Buffer;
+  readonly start: number;
+  readonly end: number;
 }
 
 // ---------------------------------------------------------------- chunks and lines
@@ -208,8 +218,8 @@ function tooLarge(line: number, maxRecordBytes: number): LdifError {
 
 // ---------------------------------------------------------------- fields and values
 
-/** The value after `name:` (at = index just past that colon): its form and its bytes after the FILL. */
-function valueSpec(bytes: Buffer, at: number): { form: ValueForm; raw: Buffer } {
+/** The value after `name:` (at = index just past that colon): its form and where its bytes after the FILL are. */
+function valueSpec(bytes: Buffer, at: number): { form: ValueForm; start: number; end: number } {
   let form: ValueForm = 'text';
   if (bytes[at] === COLON) form = 'base64';
   else if (bytes[at] === LESS_THAN) form = 'url';
@@ -217,7 +227,7 @@ function valueSpec(bytes: Buffer, at: number): { form: ValueForm; raw: Buffer } 
   while (bytes[at] === SPACE) at++;
   let end = bytes.length;
   if (form !== 'text') while (end > at && bytes[end - 1] === SPACE) end--;
-  return { form, raw: bytes.subarray(at, end) };
+  return { form, start: at, end };
 }
 
 function isSeparator(bytes: Buffer): boolean {
@@ -229,25 +239,42 @@ function isSeparator(bytes: Buffer): boolean {
 function parseField({ line, bytes }: LogicalLine): Field {
   const colon = bytes.indexOf(COLON);
   if (colon === -1) {
-    if (isSeparator(bytes)) return { line, name: '-', lower: '-', form: 'text', raw: EMPTY };
+    if (isSeparator(bytes)) return { line, source: bytes, name: '-', lower: '-', form: 'text', start: 0, end: 0 };
     throw new LdifError(line, `expected "attribute: value", got ${quoteLine(bytes)}`);
   }
   const name = bytes.toString('latin1', 0, colon);
-  if (!ATTRIBUTE_DESCRIPTION.test(name)) {
+  const lower = lowerCaseName(name);
+  if (lower === undefined) {
     throw new LdifError(line, `expected "attribute: value", got ${quoteLine(bytes)} (${quoteLine(name)} is not an attribute description)`);
   }
-  return { line, name, lower: name.toLowerCase(), ...valueSpec(bytes, colon + 1) };
+  return { line, source: bytes, name, lower, ...valueSpec(bytes, colon + 1) };
 }
 
-function decodeBase64(raw: Buffer, line: number): Buffer {
-  const text = raw.toString('latin1');
+/** Valid attribute descriptions seen so far, lower-cased: a file repeats a few dozen names millions of times. */
+const knownNames = new Map<string, string>();
+
+function lowerCaseName(name: string): string | undefined {
+  const known = knownNames.get(name);
+  if (known !== undefined) return known;
+  if (!ATTRIBUTE_DESCRIPTION.test(name)) return undefined;
+  if (knownNames.size >= 10_000) knownNames.clear();
+  const lower = name.toLowerCase();
+  knownNames.set(name, lower);
+  return lower;
+}
+
+function decodeBase64({ source, start, end, line }: Field): Buffer {
+  const text = source.toString('latin1', start, end);
   if (text.length % 4 !== 0 || !BASE64.test(text)) throw new LdifError(line, 'invalid base64 value');
   return Buffer.from(text, 'base64');
 }
 
 /** A `text` or `base64` value as a fresh Buffer (not a view of the input chunk). */
 function inlineValue(field: Field): Buffer {
-  return field.form === 'base64' ? decodeBase64(field.raw, field.line) : Buffer.from(field.raw);
+  if (field.form === 'base64') return decodeBase64(field);
+  const copy = Buffer.allocUnsafe(field.end - field.start);
+  field.source.copy(copy, 0, field.start, field.end);
+  return copy;
 }
 
 function filePathOf(url: string, line: number): string {
@@ -259,8 +286,12 @@ function filePathOf(url: string, line: number): string {
   }
 }
 
-async function readUrlValue(field: Field, maxBytes: number): Promise<Buffer> {
-  const url = field.raw.toString('utf8');
+/** The files named by `:<` values, read before the record is parsed: logical line number -> contents. */
+type FileValues = ReadonlyMap<number, Buffer>;
+const NO_FILES: FileValues = new Map();
+
+async function readFileValue(field: Field, maxBytes: number): Promise<Buffer> {
+  const url = field.source.toString('utf8', field.start, field.end);
   const path = filePathOf(url, field.line);
   try {
     if ((await stat(path)).size > maxBytes) throw tooLarge(field.line, maxBytes);
@@ -272,15 +303,51 @@ async function readUrlValue(field: Field, maxBytes: number): Promise<Buffer> {
   }
 }
 
+async function readFileValues(references: readonly Field[], maxBytes: number): Promise<FileValues> {
+  const files = new Map<number, Buffer>();
+  for (const field of references) files.set(field.line, await readFileValue(field, maxBytes));
+  return files;
+}
+
+/** A value's bytes: inline ones decoded, `:<` ones from the files read beforehand. */
+function valueOf(field: Field, files: FileValues): Buffer {
+  return field.form === 'url' ? files.get(field.line)! : inlineValue(field);
+}
+
 /** A value that must be a UTF-8 string (dn, newrdn, changetype, ...); URLs are not allowed there. */
 function textOf(field: Field): string {
   if (field.form === 'url') throw new LdifError(field.line, `"${field.name}:" cannot take a URL value`);
-  const bytes = field.form === 'base64' ? decodeBase64(field.raw, field.line) : field.raw;
+  const bytes = field.form === 'base64' ? decodeBase64(field) : field.source.subarray(field.start, field.end);
   try {
     return UTF8.decode(bytes);
   } catch {
     throw new LdifError(field.line, `the "${field.name}:" value is not valid UTF-8`);
   }
+}
+
+/** `control: OID [true|false] [value-spec]` split up; the value (if any) as a field of its own. */
+function controlParts(field: Field): { type: string; critical: boolean; value?: Field } {
+  const match = field.form === 'text' ? CONTROL.exec(field.source.toString('latin1', field.start, field.end)) : null;
+  if (match === null) {
+    throw new LdifError(field.line, `expected "control: OID [true|false] [value]", got ${quoteLine(field.source)}`);
+  }
+  const parts = { type: match[1]!, critical: match[2] === 'true' };
+  const rest = field.start + match[0].length;
+  return rest === field.end ? parts : { ...parts, value: { ...field, ...valueSpec(field.source, rest + 1) } };
+}
+
+/** The `:<` values of a record (after its dn), including those of its leading control lines. */
+function fileReferences(fields: readonly Field[]): Field[] {
+  const references: Field[] = [];
+  for (let i = 1; i < fields.length; i++) {
+    const field = fields[i]!;
+    if (field.form === 'url') references.push(field);
+  }
+  for (let i = 1; i < fields.length && fields[i]!.lower === 'control'; i++) {
+    const value = controlParts(fields[i]!).value;
+    if (value?.form === 'url') references.push(value);
+  }
+  return references;
 }
 
 class FieldCursor {
@@ -318,39 +385,39 @@ const MODIFY_OPS: Readonly<Record<string, LdifChange['op']>> = {
   add: 'add', delete: 'delete', replace: 'replace', increment: 'increment',
 };
 
-/** Turns one record's logical lines into an LdifRecord. */
+/** Turns one record's fields into an LdifRecord; `files` holds the contents of its `:<` values. */
 class RecordParser {
-  constructor(private readonly maxRecordBytes: number) {}
+  constructor(private readonly files: FileValues) {}
 
-  async parse(lines: readonly LogicalLine[]): Promise<LdifRecord> {
-    const cursor = new FieldCursor(lines.map(parseField));
+  parse(fields: readonly Field[]): LdifRecord {
+    const cursor = new FieldCursor(fields);
     const dnField = cursor.next()!;
     if (dnField.lower !== 'dn') {
-      throw new LdifError(dnField.line, `a record must start with "dn:", got ${quoteLine(lines[0]!.bytes)}`);
+      throw new LdifError(dnField.line, `a record must start with "dn:", got ${quoteLine(dnField.source)}`);
     }
     const controls: LdifControl[] = [];
     let lastControl: Field | undefined;
     while (cursor.nextIs('control')) {
       lastControl = cursor.next()!;
-      controls.push(await this.control(lastControl));
+      controls.push(this.control(lastControl));
     }
     const head: RecordHead = { dn: textOf(dnField), line: dnField.line, controls };
     if (cursor.nextIs('changetype')) return this.change(head, cursor);
     if (lastControl) throw new LdifError(lastControl.line, '"control:" lines must be followed by "changetype:"');
-    return { kind: 'entry', ...head, attributes: await this.attributes(cursor, dnField.line) };
+    return { kind: 'entry', ...head, attributes: this.attributes(cursor, dnField.line) };
   }
 
-  private async change(head: RecordHead, cursor: FieldCursor): Promise<LdifRecord> {
+  private change(head: RecordHead, cursor: FieldCursor): LdifRecord {
     const typeField = cursor.next()!;
     const type = textOf(typeField);
     switch (type.toLowerCase()) {
       case 'add':
-        return { kind: 'add', ...head, attributes: await this.attributes(cursor, typeField.line) };
+        return { kind: 'add', ...head, attributes: this.attributes(cursor, typeField.line) };
       case 'delete':
         cursor.expectEnd('a delete record');
         return { kind: 'delete', ...head };
       case 'modify':
-        return { kind: 'modify', ...head, changes: await this.changes(cursor) };
+        return { kind: 'modify', ...head, changes: this.changes(cursor) };
       case 'modrdn':
       case 'moddn':
         return { kind: 'modrdn', ...head, ...this.rename(cursor, typeField.line) };
@@ -359,31 +426,26 @@ class RecordParser {
     }
   }
 
-  private async value(field: Field): Promise<Buffer> {
-    return field.form === 'url' ? readUrlValue(field, this.maxRecordBytes) : inlineValue(field);
-  }
-
-  private async attributes(cursor: FieldCursor, line: number): Promise<LdifValue[]> {
+  private attributes(cursor: FieldCursor, line: number): LdifValue[] {
     const attributes: LdifValue[] = [];
     for (let field = cursor.next(); field !== undefined; field = cursor.next()) {
       if (field.name === '-') throw new LdifError(field.line, 'expected "attribute: value", got "-"');
-      const value = field.form === 'url' ? await this.value(field) : inlineValue(field);
-      attributes.push({ name: field.name, value });
+      attributes.push({ name: field.name, value: valueOf(field, this.files) });
     }
     if (attributes.length === 0) throw new LdifError(line, 'the record has no "attribute: value" lines');
     return attributes;
   }
 
-  private async changes(cursor: FieldCursor): Promise<LdifChange[]> {
+  private changes(cursor: FieldCursor): LdifChange[] {
     const changes: LdifChange[] = [];
     for (let field = cursor.next(); field !== undefined; field = cursor.next()) {
-      changes.push(await this.modification(field, cursor));
+      changes.push(this.modification(field, cursor));
     }
     return changes;
   }
 
   /** One `op: attribute` section; its values must name the same attribute; `-` (or the record's end) ends it. */
-  private async modification(head: Field, cursor: FieldCursor): Promise<LdifChange> {
+  private modification(head: Field, cursor: FieldCursor): LdifChange {
     const op = Object.hasOwn(MODIFY_OPS, head.lower) ? MODIFY_OPS[head.lower]! : undefined;
     if (op === undefined) {
       throw new LdifError(head.line, `expected "add:", "delete:", "replace:" or "increment:", got ${quoteLine(head.name)}`);
@@ -398,7 +460,7 @@ class RecordParser {
       if (field.lower !== lower) {
         throw new LdifError(field.line, `expected "-" or a "${attribute}" value in the "${op}: ${attribute}" section, got ${quoteLine(field.name)}`);
       }
-      values.push(field.form === 'url' ? await this.value(field) : inlineValue(field));
+      values.push(valueOf(field, this.files));
     }
     if (op === 'increment' && values.length !== 1) {
       throw new LdifError(head.line, `"increment: ${attribute}" needs exactly one value, got ${values.length}`);
@@ -421,16 +483,9 @@ class RecordParser {
     return { ...rename, newSuperior };
   }
 
-  /** `control: OID [true|false] [value-spec]`. */
-  private async control(field: Field): Promise<LdifControl> {
-    const match = field.form === 'text' ? CONTROL.exec(field.raw.toString('latin1')) : null;
-    if (match === null) {
-      throw new LdifError(field.line, `expected "control: OID [true|false] [value]", got ${quoteLine(field.raw)}`);
-    }
-    const control = { type: match[1]!, critical: match[2] === 'true' };
-    const rest = field.raw.subarray(match[0].length);
-    if (rest.length === 0) return control;
-    return { ...control, value: await this.value({ ...field, ...valueSpec(rest, 1) }) };
+  private control(field: Field): LdifControl {
+    const { type, critical, value } = controlParts(field);
+    return value === undefined ? { type, critical } : { type, critical, value: valueOf(value, this.files) };
   }
 }
 
@@ -442,14 +497,14 @@ class FileState {
   private contentFile: boolean | undefined;
 
   /** Drops a leading `version:` line from the first record (checking it says 1). */
-  withoutVersion(lines: LogicalLine[]): LogicalLine[] {
-    if (this.started) return lines;
+  withoutVersion(fields: Field[]): Field[] {
+    if (this.started) return fields;
     this.started = true;
-    const first = parseField(lines[0]!);
-    if (first.lower !== 'version') return lines;
+    const first = fields[0]!;
+    if (first.lower !== 'version') return fields;
     const version = textOf(first);
     if (version !== '1') throw new LdifError(first.line, `unsupported LDIF version ${quoteLine(version)} (only version 1 exists)`);
-    return lines.slice(1);
+    return fields.slice(1);
   }
 
   check(record: LdifRecord): void {
@@ -462,22 +517,44 @@ class FileState {
   }
 }
 
+const END = Symbol('end of input');
+type Chunk = Buffer | Uint8Array | string;
+
+/** The input's chunks, then END. */
+async function* withEnd(input: AsyncIterable<Chunk> | Iterable<Chunk>): AsyncGenerator<Chunk | typeof END> {
+  yield* input;
+  yield END;
+}
+
 /** All the stages for one input. */
 class LdifStream {
   private readonly encoder = new ChunkEncoder();
   private readonly splitter = new LineSplitter();
   private readonly grouper: RecordGrouper;
-  private readonly parser: RecordParser;
   private readonly file = new FileState();
   private lineNumber = 0;
 
   constructor(private readonly maxRecordBytes: number) {
     this.grouper = new RecordGrouper(maxRecordBytes);
-    this.parser = new RecordParser(maxRecordBytes);
   }
 
-  /** The records that this chunk completes (as line groups). */
-  *groups(chunk: Buffer | Uint8Array | string): Generator<LogicalLine[]> {
+  /** The groups of lines this chunk completes, one per record. */
+  *recordLines(chunk: Chunk | typeof END): Generator<LogicalLine[]> {
+    yield* chunk === END ? this.finish() : this.groups(chunk);
+  }
+
+  /** A record's fields, the `version:` line left out. */
+  fields(group: readonly LogicalLine[]): Field[] {
+    return this.file.withoutVersion(group.map(parseField));
+  }
+
+  record(fields: readonly Field[], files: FileValues): LdifRecord {
+    const record = new RecordParser(files).parse(fields);
+    this.file.check(record);
+    return record;
+  }
+
+  private *groups(chunk: Chunk): Generator<LogicalLine[]> {
     for (const line of this.splitter.split(this.encoder.encode(chunk))) {
       const group = this.push(line);
       if (group !== undefined) yield group;
@@ -485,25 +562,13 @@ class LdifStream {
     this.checkPending();
   }
 
-  *finish(): Generator<LogicalLine[]> {
-    for (const line of this.splitter.split(this.encoder.finish())) {
-      const group = this.push(line);
-      if (group !== undefined) yield group;
-    }
+  private *finish(): Generator<LogicalLine[]> {
+    yield* this.groups(this.encoder.finish());
     const last = this.splitter.finish();
     const group = last === undefined ? undefined : this.push(last);
     if (group !== undefined) yield group;
     const rest = this.grouper.finish();
     if (rest !== undefined) yield rest;
-  }
-
-  /** The record for a group, or undefined for a group that only held `version: 1`. */
-  async record(group: LogicalLine[]): Promise<LdifRecord | undefined> {
-    const lines = this.file.withoutVersion(group);
-    if (lines.length === 0) return undefined;
-    const record = await this.parser.parse(lines);
-    this.file.check(record);
-    return record;
   }
 
   private push(line: Buffer): LogicalLine[] | undefined {
@@ -519,26 +584,49 @@ class LdifStream {
   }
 }
 
+/** Runs one step of a record; with `onError`, an LdifError skips the record instead of ending the read. */
+function recover<T>(step: () => T, onError: ((error: LdifError) => void) | undefined): T | undefined {
+  try {
+    return step();
+  } catch (error) {
+    if (!onError || !(error instanceof LdifError)) throw error;
+    onError(error);
+    return undefined;
+  }
+}
+
+async function recoverAsync<T>(step: Promise<T>, onError: ((error: LdifError) => void) | undefined): Promise<T | undefined> {
+  try {
+    return await step;
+  } catch (error) {
+    return recover(() => { throw error; }, onError);
+  }
+}
+
 /**
  * Reads LDIF records one at a time from chunks of bytes (or strings). Holds one record in memory;
  * a record above `maxRecordBytes` is an LdifError. Every problem is an LdifError naming its line.
+ * With `onError`, a malformed record is reported and skipped and reading goes on; a record too
+ * large to hold still ends the read.
  */
 export async function* readLdif(
-  input: AsyncIterable<Buffer | Uint8Array | string> | Iterable<Buffer | Uint8Array | string>,
+  input: AsyncIterable<Chunk> | Iterable<Chunk>,
   options: ReadLdifOptions = {},
 ): AsyncGenerator<LdifRecord> {
   const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   if (!(maxRecordBytes > 0)) throw new RangeError('maxRecordBytes must be a positive number');
+  const { onError } = options;
   const stream = new LdifStream(maxRecordBytes);
-  for await (const chunk of input) {
-    for (const group of stream.groups(chunk)) {
-      const record = await stream.record(group);
+  for await (const chunk of withEnd(input)) {
+    for (const group of stream.recordLines(chunk)) {
+      const fields = recover(() => stream.fields(group), onError);
+      if (fields === undefined || fields.length === 0) continue;
+      const references = fileReferences(fields);
+      const files = references.length === 0 ? NO_FILES : await recoverAsync(readFileValues(references, maxRecordBytes), onError);
+      if (files === undefined) continue;
+      const record = recover(() => stream.record(fields, files), onError);
       if (record !== undefined) yield record;
     }
-  }
-  for (const group of stream.finish()) {
-    const record = await stream.record(group);
-    if (record !== undefined) yield record;
   }
 }
 

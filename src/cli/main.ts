@@ -2,19 +2,30 @@
 import yargs from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { SchemeError } from '../password/index.js';
+import { DirectoryError, StoreError } from '../store/index.js';
+import { LdifError } from '../ldif/index.js';
 import { CliError } from './errors.js';
 import { benchSchemesCommand } from './commands/bench-schemes.js';
 import { encodePasswordCommand } from './commands/encode-password.js';
 import { schemesCommand } from './commands/schemes.js';
 import { serveCommand } from './commands/serve.js';
+import { importLdifCommand } from './commands/import-ldif.js';
+import { exportLdifCommand } from './commands/export-ldif.js';
+import { makeLdifCommand } from './commands/make-ldif.js';
 
 /** Exit status for usage errors and user mistakes (bad scheme, bad plugin, unreadable file). */
 const USAGE_ERROR = 2;
 
+/** Errors that are the input's fault: the message is enough, no stack. */
+function isExpected(error: Error | undefined): boolean {
+  return error instanceof StoreError || error instanceof DirectoryError || error instanceof LdifError;
+}
+
 function reportFailure(message: string | undefined, error: Error | undefined): never {
-  const known = error instanceof CliError || error instanceof SchemeError;
-  process.stderr.write(`leveldap: ${message ?? (known ? error.message : error?.stack ?? String(error))}\n`);
-  process.exit(known || !error ? USAGE_ERROR : 1);
+  const usage = !error || error instanceof CliError || error instanceof SchemeError;
+  const text = message ?? (usage || isExpected(error) ? error!.message : error?.stack ?? String(error));
+  process.stderr.write(`leveldap: ${text}\n`);
+  process.exit(usage ? USAGE_ERROR : 1);
 }
 
 /** `leveldap schemes | head` closes the pipe early; that is not an error. */
@@ -33,6 +44,9 @@ export async function main(argv: string[]): Promise<void> {
     .command(encodePasswordCommand)
     .command(schemesCommand)
     .command(benchSchemesCommand)
+    .command(importLdifCommand)
+    .command(exportLdifCommand)
+    .command(makeLdifCommand)
     .demandCommand(1, 'name a command; see --help')
     .strict()
     .fail((message, error) => reportFailure(message || undefined, error))

@@ -29,3 +29,11 @@ export async function registryFromOptions(options: SchemeOptions, logger: Logger
   await loadSchemePlugins(registry, options['scheme-plugin'] ?? []);
   return registry;
 }
+
+/** Scheme parameters from the command line, leaving out the ones not given. */
+export function schemeParams(given: { iterations?: number; saltLength?: number }): Record<string, number> {
+  const params: Record<string, number> = {};
+  if (given.iterations !== undefined) params.iterations = given.iterations;
+  if (given.saltLength !== undefined) params.saltLength = given.saltLength;
+  return params;
+}

@@ -25,13 +25,18 @@ async function storedValue(value: Buffer, policy: HashPolicy): Promise<Buffer> {
   return Buffer.from(await policy.registry.encode(policy.scheme, value, policy.params), 'utf8');
 }
 
-async function hashAttribute(attribute: Attribute, policy: HashPolicy): Promise<Attribute> {
+function hashAttribute(attribute: Attribute, policy: HashPolicy): Attribute | Promise<Attribute> {
   if (typeKey(attribute.name) !== 'userpassword') return attribute;
+  return hashValues(attribute, policy);
+}
+
+async function hashValues(attribute: Attribute, policy: HashPolicy): Promise<Attribute> {
   const values = await Promise.all(attribute.values.map((value) => storedValue(value, policy)));
   return { name: attribute.name, values };
 }
 
 export async function hashPasswords(entry: Entry, policy: HashPolicy): Promise<Entry> {
+  if (!entry.attributes.some((attribute) => typeKey(attribute.name) === 'userpassword')) return entry;
   const attributes = await Promise.all(entry.attributes.map((attribute) => hashAttribute(attribute, policy)));
   return { dn: entry.dn, attributes };
 }

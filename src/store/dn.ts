@@ -130,9 +130,29 @@ function readRdn(cursor: Cursor): Rdn {
   return avas;
 }
 
+/** Characters that need the full parser: escapes, quotes, hex values, multi-valued RDNs, ';'. */
+const NEEDS_FULL_PARSER = /[\\"#+;]/;
+
+/** The common case, `uid=user.1,ou=People,dc=example,dc=com`, without the character walk. */
+function parsePlainDn(text: string): Dn | undefined {
+  const rdns: Ava[][] = [];
+  for (const part of text.split(',')) {
+    const equals = part.indexOf('=');
+    const type = part.slice(0, equals).replace(/^ +| +$/g, '');
+    const value = part.slice(equals + 1).replace(/^ +| +$/g, '');
+    if (equals === -1 || !TYPE.test(type)) return undefined;
+    rdns.push([{ type, value }]);
+  }
+  return rdns;
+}
+
 /** Parses a DN; the empty string is the root (zero RDNs). Throws invalidDnSyntax. */
 export function parseDn(text: string): Dn {
   if (text.trim() === '') return [];
+  if (!NEEDS_FULL_PARSER.test(text)) {
+    const plain = parsePlainDn(text);
+    if (plain) return plain;
+  }
   const cursor = new Cursor(text);
   const rdns = [readRdn(cursor)];
   while (!cursor.done) {

@@ -23,6 +23,14 @@ export function dnKey(dn: Dn): string {
   return dn.map(normalizeRdn).reverse().join(RDN_SEPARATOR);
 }
 
+/** The dnKeys of the entry and each ancestor, the entry's first: what an add must look up. */
+export function ancestorKeys(dn: Dn): string[] {
+  const reversed = dn.map(normalizeRdn).reverse();
+  const keys: string[] = [];
+  for (let length = reversed.length; length > 0; length -= 1) keys.push(reversed.slice(0, length).join(RDN_SEPARATOR));
+  return keys;
+}
+
 export const metaKey = (name: string): string => `m${SEPARATOR}${name}`;
 export const entryKey = (key: string): string => `e${SEPARATOR}${key}`;
 export const suffixKey = (key: string): string => `s${SEPARATOR}${key}`;

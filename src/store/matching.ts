@@ -11,8 +11,12 @@ function squeezeSpaces(text: string): string {
   return text.replace(/\s+/g, ' ').trim();
 }
 
+const PLAIN_ASCII = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
+
 function caseIgnore(value: Buffer): string {
-  return squeezeSpaces(value.toString('utf8').normalize('NFKC').toLowerCase());
+  const text = value.toString('utf8');
+  if (PLAIN_ASCII.test(text)) return text.toLowerCase();
+  return squeezeSpaces(text.normalize('NFKC').toLowerCase());
 }
 
 function integer(value: Buffer): string {

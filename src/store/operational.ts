@@ -1,25 +1,37 @@
 /** Operational attributes the store keeps: entryUUID, create/modify timestamps and names. */
 import { randomUUID } from 'node:crypto';
-import { withAttribute, hasAttribute, type Entry } from './entry.js';
+import type { Attribute, Entry } from './entry.js';
+import { typeKey } from './schema.js';
 
 /** GeneralizedTime as OpenLDAP writes it: YYYYMMDDHHMMSSZ in UTC. */
 export function generalizedTime(date: Date = new Date()): string {
   return date.toISOString().replace(/[-:T]/g, '').replace(/\.\d+Z$/, 'Z');
 }
 
+/** The current second's GeneralizedTime, formatted once per second. */
+let lastSecond = -1;
+let lastTime = Buffer.alloc(0);
+
+function currentTime(now: Date): Buffer {
+  const second = Math.floor(now.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastTime = Buffer.from(generalizedTime(now));
+  }
+  return lastTime;
+}
+
 /** Adds what a new entry lacks; values already present (from an LDIF export) are kept. */
 export function withCreationAttributes(entry: Entry, actor: string, now: Date = new Date()): Entry {
-  const time = Buffer.from(generalizedTime(now));
-  const defaults: [string, Buffer][] = [
-    ['entryUUID', Buffer.from(randomUUID())],
-    ['creatorsName', Buffer.from(actor)],
-    ['createTimestamp', time],
-    ['modifiersName', Buffer.from(actor)],
-    ['modifyTimestamp', time],
+  const present = new Set(entry.attributes.map((attribute) => typeKey(attribute.name)));
+  const time = currentTime(now);
+  const defaults: Attribute[] = [
+    { name: 'entryUUID', values: [Buffer.from(randomUUID())] },
+    { name: 'creatorsName', values: [Buffer.from(actor)] },
+    { name: 'createTimestamp', values: [time] },
+    { name: 'modifiersName', values: [Buffer.from(actor)] },
+    { name: 'modifyTimestamp', values: [time] },
   ];
-  let result = entry;
-  for (const [name, value] of defaults) {
-    if (!hasAttribute(result, name)) result = withAttribute(result, name, [value]);
-  }
-  return result;
+  const missing = defaults.filter((attribute) => !present.has(typeKey(attribute.name)));
+  return missing.length === 0 ? entry : { dn: entry.dn, attributes: [...entry.attributes, ...missing] };
 }

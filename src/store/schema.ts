@@ -14,6 +14,8 @@ export interface AttributeType {
   readonly equality: Equality;
   /** Maintained by the server; returned for '+' rather than '*'. */
   readonly operational: boolean;
+  /** The name lower-cased: how indexes and lookups refer to the type. */
+  readonly key: string;
 }
 
 interface Definition {
@@ -88,6 +90,7 @@ const BY_NAME = new Map<string, AttributeType>();
 for (const definition of DEFINITIONS) {
   const type: AttributeType = {
     name: definition.names[0]!,
+    key: definition.names[0]!.toLowerCase(),
     equality: definition.equality ?? 'caseIgnore',
     operational: definition.operational ?? false,
   };
@@ -102,11 +105,24 @@ export function baseName(description: string): string {
   return /^oid\./i.test(type) ? type.slice(4) : type;
 }
 
+/** Descriptions seen so far (bounded): the same few dozen names come back for every entry. */
+const CACHE_LIMIT = 10_000;
+const typeCache = new Map<string, AttributeType>();
+const keyCache = new Map<string, string>();
+
+function remember<T>(cache: Map<string, T>, key: string, value: T): T {
+  if (cache.size >= CACHE_LIMIT) cache.clear();
+  cache.set(key, value);
+  return value;
+}
+
 /** The attribute type for a name, alias, OID or description with options. */
 export function attributeType(description: string): AttributeType {
+  const cached = typeCache.get(description);
+  if (cached) return cached;
   const base = baseName(description);
   const known = BY_NAME.get(base.toLowerCase());
-  return known ?? { name: base, equality: 'caseIgnore', operational: false };
+  return remember(typeCache, description, known ?? { name: base, key: base.toLowerCase(), equality: 'caseIgnore', operational: false });
 }
 
 /**
@@ -114,12 +130,14 @@ export function attributeType(description: string): AttributeType {
  * ('commonName' and '2.5.4.3' -> 'cn'), followed by its options lower-cased and sorted.
  */
 export function attributeKey(description: string): string {
+  const cached = keyCache.get(description);
+  if (cached !== undefined) return cached;
   const type = attributeType(description).name.toLowerCase();
   const options = description.split(';').slice(1).map((option) => option.toLowerCase()).sort();
-  return options.length === 0 ? type : `${type};${options.join(';')}`;
+  return remember(keyCache, description, options.length === 0 ? type : `${type};${options.join(';')}`);
 }
 
 /** The canonical type name only, lower-cased: what indexes and `get` use. */
 export function typeKey(description: string): string {
-  return attributeType(description).name.toLowerCase();
+  return attributeType(description).key;
 }

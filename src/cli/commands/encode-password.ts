@@ -2,7 +2,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { DEFAULT_SCHEME, type SchemeRegistry } from '../../password/index.js';
 import { readPassword } from '../password-input.js';
-import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
+import { registryFromOptions, schemeParams, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
 
 interface EncodeArgs extends SchemeOptions {
   password?: string;
@@ -30,13 +30,6 @@ function builder(yargs: Argv): Argv<EncodeArgs> {
     .example("$0 encode-password --verify '{SSHA}...' secret", 'exit 0 on match, 1 on mismatch, 2 on error') as Argv<EncodeArgs>;
 }
 
-function paramsFrom(args: EncodeArgs): Record<string, number> {
-  const params: Record<string, number> = {};
-  if (args.iterations !== undefined) params.iterations = args.iterations;
-  if (args['salt-length'] !== undefined) params.saltLength = args['salt-length'];
-  return params;
-}
-
 async function verify(registry: SchemeRegistry, password: Buffer, stored: string): Promise<number> {
   const result = await registry.verify(password, stored);
   if (result.status === 'invalid') return ERROR;
@@ -51,7 +44,7 @@ async function handler(args: EncodeArgs): Promise<void> {
     process.exitCode = await verify(registry, password, args.verify);
     return;
   }
-  process.stdout.write(`${await registry.encode(args.scheme, password, paramsFrom(args))}\n`);
+  process.stdout.write(`${await registry.encode(args.scheme, password, schemeParams({ iterations: args.iterations, saltLength: args['salt-length'] }))}\n`);
 }
 
 export const encodePasswordCommand: CommandModule<object, EncodeArgs> = {

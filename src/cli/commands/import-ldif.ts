@@ -1,0 +1,95 @@
+/** `leveldap import-ldif FILE|-`: offline bulk load into the database, like slapadd. */
+import { createReadStream } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import type { Argv, CommandModule } from 'yargs';
+import { importLdif, type ImportProblem } from '../../ldif/index.js';
+import { DEFAULT_SCHEME, resolveDefaultScheme } from '../../password/index.js';
+import { DirectoryStore } from '../../store/index.js';
+import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../data-options.js';
+import { CliError } from '../errors.js';
+import { createProgress, type Progress } from '../progress.js';
+import { registryFromOptions, schemeParams, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
+
+interface ImportArgs extends SchemeOptions, DataOptions {
+  file: string;
+  scheme: string;
+  iterations?: number;
+  'continue-on-error': boolean;
+  'allow-clear': boolean;
+  'admin-dn': string;
+}
+
+function builder(yargs: Argv): Argv<ImportArgs> {
+  return withDataOption(withSchemeOptions(yargs))
+    .positional('file', { type: 'string', demandOption: true, describe: 'LDIF file, or - for standard input' })
+    .option('scheme', { type: 'string', default: DEFAULT_SCHEME, requiresArg: true, describe: 'hash plain-text userPassword values with this scheme' })
+    .option('iterations', { type: 'number', requiresArg: true, describe: 'iterations for the import scheme' })
+    .option('continue-on-error', { type: 'boolean', default: false, describe: 'skip entries that cannot be imported, count them, exit 1' })
+    .option('allow-clear', { type: 'boolean', default: false, describe: 'allow --scheme CLEAR (passwords stored in clear)' })
+    .option('admin-dn', { type: 'string', default: DEFAULT_ADMIN_DN, describe: 'creatorsName of imported entries that lack one' }) as Argv<ImportArgs>;
+}
+
+function openInput(file: string): Readable {
+  return file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
+}
+
+/** The input's chunks, counted for the progress bar as they are read. */
+async function* counted(input: Readable, progress: Progress): AsyncGenerator<Buffer> {
+  for await (const chunk of input) {
+    progress.bytes((chunk as Buffer).byteLength);
+    yield chunk as Buffer;
+  }
+}
+
+async function inputSize(file: string): Promise<number | undefined> {
+  if (file === '-') return undefined;
+  try {
+    return (await stat(file)).size;
+  } catch (error) {
+    throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+function report(imported: number, skipped: number, started: number): string {
+  const seconds = (performance.now() - started) / 1000;
+  const rate = Math.round(imported / Math.max(seconds, 0.001));
+  const skippedText = skipped > 0 ? `, ${skipped} skipped` : '';
+  return `imported ${imported} entries${skippedText} in ${seconds.toFixed(1)} s (${rate} entries/s)\n`;
+}
+
+async function handler(args: ImportArgs): Promise<void> {
+  const registry = await registryFromOptions(args);
+  const scheme = resolveDefaultScheme(registry, args.scheme, args['allow-clear']).names[0]!;
+  const params = schemeParams({ iterations: args.iterations });
+  const progress: Progress = createProgress(await inputSize(args.file));
+  const input = openInput(args.file);
+  const store = await DirectoryStore.open(args.data);
+  const started = performance.now();
+  let imported = 0;
+  try {
+    const result = await importLdif(store, counted(input, progress), {
+      hash: { registry, scheme, params }, continueOnError: args['continue-on-error'], actor: args['admin-dn'],
+      onEntry: () => { imported += 1; progress.entry(); },
+      onSkip: (problem: ImportProblem) => process.stderr.write(`leveldap: skipped ${problem.message}\n`),
+    });
+    progress.stop();
+    process.stdout.write(report(result.imported, result.skipped, started));
+    if (result.skipped > 0) process.exitCode = 1;
+  } catch (error) {
+    progress.stop();
+    if (!(error instanceof Error) || !('line' in error)) throw error;
+    process.stderr.write(`leveldap: import stopped at ${error.message}; ${imported} entries were imported before it\n`);
+    process.exitCode = 1;
+  } finally {
+    input.destroy();
+    await store.close();
+  }
+}
+
+export const importLdifCommand: CommandModule<object, ImportArgs> = {
+  command: 'import-ldif <file>',
+  describe: 'bulk-load an LDIF file into the database (offline, like slapadd)',
+  builder,
+  handler,
+};

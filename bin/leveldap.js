@@ -1,4 +1,9 @@
 #!/usr/bin/env node
-import { main } from '../dist/src/cli/main.js';
+import { availableParallelism } from 'node:os';
 
+// PBKDF2 runs in libuv's thread pool (4 threads by default): give it one thread per core, so
+// hashing at import and binds use every core. Must be set before the pool first starts.
+process.env.UV_THREADPOOL_SIZE ??= String(Math.max(4, availableParallelism()));
+
+const { main } = await import('../dist/src/cli/main.js');
 await main(process.argv);

@@ -82,12 +82,17 @@ class Importer {
     this.options.onSkip?.(problem);
   }
 
-  /** Stores the prepared entries of a chunk, then reports every outcome in input order. */
+  /**
+   * Stores the prepared entries of a chunk, then reports every outcome in input order. Without
+   * continueOnError, nothing after the first problem is stored: the import stops there.
+   */
   async store(outcomes: readonly Settled<Prepared>[]): Promise<void> {
-    const ready = outcomes.flatMap((outcome) => (outcome.ok ? [outcome.value] : []));
-    const results = await this.loader.addAll(ready.map((prepared) => prepared.entry));
+    const firstFailure = outcomes.findIndex((outcome) => !outcome.ok);
+    const considered = this.options.continueOnError || firstFailure === -1 ? outcomes : outcomes.slice(0, firstFailure + 1);
+    const ready = considered.flatMap((outcome) => (outcome.ok ? [outcome.value] : []));
+    const results = await this.loader.addAll(ready.map((prepared) => prepared.entry), !this.options.continueOnError);
     let next = 0;
-    for (const outcome of outcomes) {
+    for (const outcome of considered) {
       if (!outcome.ok) {
         this.skip(asProblem(outcome.error));
         continue;
@@ -107,17 +112,34 @@ class Importer {
   }
 }
 
+type Item = { readonly record: LdifRecord } | { readonly error: LdifError };
+
+/**
+ * The records, with the reader's malformed-record errors in their place in the sequence, so a
+ * problem is reported (or stops the import) in input order, after the entries before it.
+ */
+async function* itemsOf(input: AsyncIterable<Buffer | string>): AsyncGenerator<Item> {
+  const errors: LdifError[] = [];
+  for await (const record of readLdif(input, { onError: (error) => errors.push(error) })) {
+    yield* errors.splice(0).map((error) => ({ error }));
+    yield { record };
+  }
+  yield* errors.splice(0).map((error) => ({ error }));
+}
+
+function prepareItem(item: Item, hash: HashPolicy): Promise<Prepared> {
+  return 'error' in item ? Promise.reject(asProblem(item.error)) : prepare(item.record, hash);
+}
+
 export async function importLdif(
   store: DirectoryStore, input: AsyncIterable<Buffer | string>, options: ImportOptions,
 ): Promise<ImportResult> {
   const importer = new Importer(store, options);
-  const onError = options.continueOnError ? (error: LdifError) => importer.skip(asProblem(error)) : undefined;
-  const records = readLdif(input, { onError });
   const chunk: Settled<Prepared>[] = [];
   try {
-    for await (const outcome of orderedMap(records, (record) => prepare(record, options.hash), options.concurrency ?? 64)) {
+    for await (const outcome of orderedMap(itemsOf(input), (item) => prepareItem(item, options.hash), options.concurrency ?? 64)) {
       chunk.push(outcome);
-      if (chunk.length >= CHUNK) await importer.store(chunk.splice(0));
+      if (chunk.length >= CHUNK || (!outcome.ok && !options.continueOnError)) await importer.store(chunk.splice(0));
     }
     await importer.store(chunk.splice(0));
   } finally {

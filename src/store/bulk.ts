@@ -31,8 +31,11 @@ export class BulkLoader {
   private exists = (key: string, known: ReadonlySet<string>): boolean =>
     this.pending.has(key) || this.writing.has(key) || known.has(key);
 
-  /** Adds entries in order; the result for each is undefined (added) or the error that refused it. */
-  async addAll(entries: readonly Entry[]): Promise<(Error | undefined)[]> {
+  /**
+   * Adds entries in order; the result for each is undefined (added) or the error that refused
+   * it. With `stopAtError`, nothing after the first refused entry is added (or reported).
+   */
+  async addAll(entries: readonly Entry[], stopAtError = false): Promise<(Error | undefined)[]> {
     const parsed = entries.map((entry) => {
       try {
         const dn = parseDn(entry.dn);
@@ -44,7 +47,12 @@ export class BulkLoader {
     const lookups = new Set<string>();
     for (const item of parsed) if (!(item instanceof Error)) item.keys.forEach((key) => lookups.add(key));
     const known = await this.store.existing([...lookups].filter((key) => !this.exists(key, new Set())));
-    const results = parsed.map((item) => (item instanceof Error ? item : this.addOne(item.entry, item.dn, item.keys, known)));
+    const results: (Error | undefined)[] = [];
+    for (const item of parsed) {
+      const result = item instanceof Error ? item : this.addOne(item.entry, item.dn, item.keys, known);
+      results.push(result);
+      if (result && stopAtError) break;
+    }
     if (this.pending.size >= this.batchEntries) await this.flush();
     return results;
   }

@@ -10,28 +10,44 @@ import { StoreError } from './errors.js';
 
 const RECORD_FORMAT = 1;
 
-function measure(entry: Entry): number {
-  let size = 1 + 4 + Buffer.byteLength(entry.dn) + 2;
+/** Attribute names as bytes: the same few dozen names are written for every entry. */
+const nameBytes = new Map<string, Buffer>();
+
+function bytesOf(name: string): Buffer {
+  let bytes = nameBytes.get(name);
+  if (bytes === undefined) {
+    if (nameBytes.size >= 4096) nameBytes.clear();
+    bytes = Buffer.from(name, 'utf8');
+    nameBytes.set(name, bytes);
+  }
+  return bytes;
+}
+
+function measure(dn: Buffer, entry: Entry): number {
+  let size = 1 + 4 + dn.byteLength + 2;
   for (const attribute of entry.attributes) {
-    size += 2 + Buffer.byteLength(attribute.name) + 4;
+    size += 2 + bytesOf(attribute.name).byteLength + 4;
     for (const value of attribute.values) size += 4 + value.byteLength;
   }
   return size;
 }
 
 export function encodeEntry(entry: Entry): Buffer {
-  const buffer = Buffer.allocUnsafe(measure(entry));
+  const dn = Buffer.from(entry.dn, 'utf8');
+  const buffer = Buffer.allocUnsafe(measure(dn, entry));
   let offset = buffer.writeUInt8(RECORD_FORMAT, 0);
-  offset = buffer.writeUInt32BE(Buffer.byteLength(entry.dn), offset);
-  offset += buffer.write(entry.dn, offset);
-  offset = buffer.writeUInt16BE(entry.attributes.length, offset);
+  offset = buffer.writeUInt32BE(dn.byteLength, offset);
+  buffer.set(dn, offset);
+  offset = buffer.writeUInt16BE(entry.attributes.length, offset + dn.byteLength);
   for (const attribute of entry.attributes) {
-    offset = buffer.writeUInt16BE(Buffer.byteLength(attribute.name), offset);
-    offset += buffer.write(attribute.name, offset);
-    offset = buffer.writeUInt32BE(attribute.values.length, offset);
+    const name = bytesOf(attribute.name);
+    offset = buffer.writeUInt16BE(name.byteLength, offset);
+    buffer.set(name, offset);
+    offset = buffer.writeUInt32BE(attribute.values.length, offset + name.byteLength);
     for (const value of attribute.values) {
       offset = buffer.writeUInt32BE(value.byteLength, offset);
-      offset += value.copy(buffer, offset);
+      buffer.set(value, offset);
+      offset += value.byteLength;
     }
   }
   return buffer;

@@ -189,7 +189,20 @@ export function formatDn(dn: Dn): string {
   return dn.map(formatRdn).join(',');
 }
 
+/** Normalized AVAs seen recently: the RDNs near the root repeat in every DN of a subtree. */
+const avaCache = new Map<string, string>();
+
 function normalizeAva(ava: Ava): string {
+  const cacheKey = `${ava.hex ? '#' : ''}${ava.type}\0${ava.value}`;
+  const cached = avaCache.get(cacheKey);
+  if (cached !== undefined) return cached;
+  if (avaCache.size >= 4096) avaCache.clear();
+  const normalized = computeNormalizedAva(ava);
+  avaCache.set(cacheKey, normalized);
+  return normalized;
+}
+
+function computeNormalizedAva(ava: Ava): string {
   const type = attributeType(ava.type);
   const value = ava.hex ? ava.value : normalizeValue(type, Buffer.from(ava.value, 'utf8'));
   return `${type.name.toLowerCase()}=${ava.hex ? value : escapeValue(value)}`;

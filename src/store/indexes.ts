@@ -2,15 +2,15 @@
 import type { Entry } from './entry.js';
 import { normalizeValue } from './matching.js';
 import { attributeType, typeKey } from './schema.js';
-import { equalityKey, presenceKey } from './keys.js';
+import { equalityKey } from './keys.js';
 
 /** Indexed by default: what logins and group lookups filter on. */
 export const DEFAULT_INDEXES: readonly string[] = ['objectClass', 'uid', 'cn', 'sn', 'mail', 'member', 'uniqueMember'];
 
-/** Attributes every entry has gain nothing from a presence index. */
-const NO_PRESENCE_INDEX = new Set(['objectclass']);
-
-/** Every index key of the entry (equality for each value, presence once per attribute). */
+/**
+ * Every index key of the entry: one per value of each indexed attribute. Presence needs no keys
+ * of its own: the attribute's whole equality range lists every entry that has it.
+ */
 export function indexKeys(entry: Entry, key: string, indexed: ReadonlySet<string>): string[] {
   const keys = new Set<string>();
   for (const attribute of entry.attributes) {
@@ -18,7 +18,6 @@ export function indexKeys(entry: Entry, key: string, indexed: ReadonlySet<string
     if (!indexed.has(attr)) continue;
     const type = attributeType(attr);
     for (const value of attribute.values) keys.add(equalityKey(attr, normalizeValue(type, value), key));
-    if (!NO_PRESENCE_INDEX.has(attr)) keys.add(presenceKey(attr, key));
   }
   return [...keys];
 }

@@ -6,7 +6,6 @@
  *   c\0<parentKey>\0<rdn>              one-level index: the children of an entry (value: the child's dnKey)
  *   s\0<dnKey>                         naming contexts (entries added without a parent)
  *   i\0<attr>\0<valueKey>\0<dnKey>     equality index
- *   p\0<attr>\0<dnKey>                 presence index
  *
  * A dnKey is the normalized RDNs in reverse order joined by \x01, so an entry's subtree is the
  * key range [dnKey, dnKey + \x02): the entry itself and every key continuing with \x01.
@@ -66,12 +65,9 @@ export function equalityRange(attribute: string, normalized: string): { gte: str
   return { gte: prefix, lt: `${prefix}\uffff` };
 }
 
-export function presenceKey(attribute: string, key: string): string {
-  return `p${SEPARATOR}${attribute}${SEPARATOR}${key}`;
-}
-
+/** Every equality key of the attribute: the entries that have it, once per value. */
 export function presenceRange(attribute: string): { gte: string; lt: string } {
-  const prefix = `p${SEPARATOR}${attribute}${SEPARATOR}`;
+  const prefix = `i${SEPARATOR}${attribute}${SEPARATOR}`;
   return { gte: prefix, lt: `${prefix}\uffff` };
 }
 

@@ -1,7 +1,8 @@
 /**
  * The directory store: entries in one LevelDB database, keyed by normalized DN (keys.ts), with
- * equality and presence indexes written in the same atomic batch as the entry.
+ * equality indexes (which answer presence too) written in the same atomic batch as the entry.
  */
+import { existsSync } from 'node:fs';
 import { Level } from 'level';
 import { formatDn, normalizeRdn, parseDn, type Dn } from './dn.js';
 import { decodeEntry, encodeEntry } from './codec.js';
@@ -59,6 +60,7 @@ export type BatchOp = { type: 'put'; key: string; value: Buffer } | { type: 'del
 const EMPTY = Buffer.alloc(0);
 
 async function openLevel(dir: string, createIfMissing: boolean): Promise<Db> {
+  if (!createIfMissing && !existsSync(dir)) throw new StoreError(`there is no database at ${dir}`);
   const db = new Level<string, Buffer>(dir, {
     keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing, writeBufferSize: 32 << 20, cacheSize: 64 << 20, maxFileSize: 8 << 20,
   });
@@ -232,7 +234,7 @@ export class DirectoryStore {
     const attribute = typeKey('present' in hint ? hint.present : hint.equality.attribute);
     if (!this.indexed.has(attribute)) return undefined;
     if ('present' in hint) {
-      return attribute === 'objectclass' ? undefined : this.indexKeysIn(presenceRange(attribute));
+      return attribute === 'objectclass' ? undefined : this.distinct(this.indexKeysIn(presenceRange(attribute)));
     }
     return this.indexKeysIn(equalityRange(attribute, normalizeValue(attribute, hint.equality.value)));
   }
@@ -241,6 +243,16 @@ export class DirectoryStore {
     for await (const indexKey of this.db.keys(range)) {
       this.stats.indexKeysRead += 1;
       yield dnKeyOfIndexKey(indexKey);
+    }
+  }
+
+  /** Each key once: a multi-valued attribute lists its entry once per value. */
+  private async *distinct(keys: AsyncGenerator<string>): AsyncGenerator<string> {
+    const seen = new Set<string>();
+    for await (const key of keys) {
+      if (seen.has(key)) continue;
+      seen.add(key);
+      yield key;
     }
   }
 

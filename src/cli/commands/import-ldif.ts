@@ -30,8 +30,11 @@ function builder(yargs: Argv): Argv<ImportArgs> {
     .option('admin-dn', { type: 'string', default: DEFAULT_ADMIN_DN, describe: 'creatorsName of imported entries that lack one' }) as Argv<ImportArgs>;
 }
 
+/** yargs hands a lone "-" over as "". */
+const isStdin = (file: string): boolean => file === '-' || file === '';
+
 function openInput(file: string): Readable {
-  return file === '-' ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
+  return isStdin(file) ? process.stdin : createReadStream(file, { highWaterMark: 1 << 20 });
 }
 
 /** The input's chunks, counted for the progress bar as they are read. */
@@ -43,7 +46,7 @@ async function* counted(input: Readable, progress: Progress): AsyncGenerator<Buf
 }
 
 async function inputSize(file: string): Promise<number | undefined> {
-  if (file === '-') return undefined;
+  if (isStdin(file)) return undefined;
   try {
     return (await stat(file)).size;
   } catch (error) {

@@ -1,15 +1,15 @@
 /**
  * Offline bulk import (like slapadd): LDIF records in, entries stored in order, passwords hashed
- * on the way with many hashes in flight (PBKDF2 runs in libuv's thread pool, one per core and
- * more). Each problem names its line; with `continueOnError` the entry is skipped and counted.
+ * on the way a batch at a time (PBKDF2 runs in libuv's thread pool, a thread per core). Each
+ * problem names its line; with `continueOnError` the entry is skipped and counted.
  */
 import { BulkLoader } from '../store/bulk.js';
 import { groupAttributes, type Entry } from '../store/entry.js';
 import type { DirectoryStore } from '../store/store.js';
 import { LdifError } from './errors.js';
 import { hashPasswords, type HashPolicy } from './passwords.js';
-import { orderedMap, type Settled } from './pipeline.js';
-import { readLdif } from './reader.js';
+import { settle, type Settled } from './pipeline.js';
+import { readLdifBatches } from './reader.js';
 import type { LdifRecord } from './types.js';
 
 export interface ImportOptions {
@@ -17,8 +17,6 @@ export interface ImportOptions {
   readonly continueOnError: boolean;
   /** creatorsName/modifiersName for entries that do not carry them. */
   readonly actor?: string;
-  /** Password hashes in flight at once. */
-  readonly concurrency?: number;
   /** Called after each stored entry. */
   readonly onEntry?: () => void;
   /** Called for each skipped entry (only with continueOnError). */
@@ -64,9 +62,6 @@ function asProblem(error: unknown): ImportProblem {
   throw error;
 }
 
-/** Entries handed to the store per existence read. */
-const CHUNK = 256;
-
 class Importer {
   imported = 0;
   skipped = 0;
@@ -83,7 +78,7 @@ class Importer {
   }
 
   /**
-   * Stores the prepared entries of a chunk, then reports every outcome in input order. Without
+   * Stores the prepared entries of a batch, then reports every outcome in input order. Without
    * continueOnError, nothing after the first problem is stored: the import stops there.
    */
   async store(outcomes: readonly Settled<Prepared>[]): Promise<void> {
@@ -112,36 +107,22 @@ class Importer {
   }
 }
 
-type Item = { readonly record: LdifRecord } | { readonly error: LdifError };
-
 /**
- * The records, with the reader's malformed-record errors in their place in the sequence, so a
- * problem is reported (or stops the import) in input order, after the entries before it.
+ * One batch of records (or malformed-record errors, in their place) made ready to store:
+ * passwords are hashed all at once, so PBKDF2 keeps every thread of the pool busy.
  */
-async function* itemsOf(input: AsyncIterable<Buffer | string>): AsyncGenerator<Item> {
-  const errors: LdifError[] = [];
-  for await (const record of readLdif(input, { onError: (error) => errors.push(error) })) {
-    yield* errors.splice(0).map((error) => ({ error }));
-    yield { record };
-  }
-  yield* errors.splice(0).map((error) => ({ error }));
-}
-
-function prepareItem(item: Item, hash: HashPolicy): Promise<Prepared> {
-  return 'error' in item ? Promise.reject(asProblem(item.error)) : prepare(item.record, hash);
+function prepareBatch(items: readonly (LdifRecord | LdifError)[], hash: HashPolicy): Promise<Settled<Prepared>[]> {
+  return Promise.all(items.map((item) => settle(item instanceof LdifError ? Promise.reject(asProblem(item)) : prepare(item, hash))));
 }
 
 export async function importLdif(
   store: DirectoryStore, input: AsyncIterable<Buffer | string>, options: ImportOptions,
 ): Promise<ImportResult> {
   const importer = new Importer(store, options);
-  const chunk: Settled<Prepared>[] = [];
   try {
-    for await (const outcome of orderedMap(itemsOf(input), (item) => prepareItem(item, options.hash), options.concurrency ?? 64)) {
-      chunk.push(outcome);
-      if (chunk.length >= CHUNK || (!outcome.ok && !options.continueOnError)) await importer.store(chunk.splice(0));
+    for await (const items of readLdifBatches(input, { keepErrors: true })) {
+      await importer.store(await prepareBatch(items, options.hash));
     }
-    await importer.store(chunk.splice(0));
   } finally {
     await importer.finish();
   }

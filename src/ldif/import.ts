@@ -8,7 +8,7 @@ import { groupAttributes, type Entry } from '../store/entry.js';
 import type { DirectoryStore } from '../store/store.js';
 import { LdifError } from './errors.js';
 import { hashPasswords, type HashPolicy } from './passwords.js';
-import { settle, type Settled } from './pipeline.js';
+import type { Settled } from './pipeline.js';
 import { readLdifBatches } from './reader.js';
 import type { LdifRecord } from './types.js';
 
@@ -48,11 +48,21 @@ function toEntry(record: LdifRecord): Entry {
   return { dn: record.dn, attributes: groupAttributes(record.attributes) };
 }
 
-async function prepare(record: LdifRecord, hash: HashPolicy): Promise<Prepared> {
+function problemOf(record: LdifRecord, error: unknown): ImportProblem {
+  return new ImportProblem(record.line, record.dn, (error as Error).message);
+}
+
+/** The record as an entry ready to store; a promise only when a password must be hashed. */
+function prepare(record: LdifRecord, hash: HashPolicy): Settled<Prepared> | Promise<Settled<Prepared>> {
   try {
-    return { line: record.line, entry: await hashPasswords(toEntry(record), hash) };
+    const entry = hashPasswords(toEntry(record), hash);
+    if (!(entry instanceof Promise)) return { ok: true, value: { line: record.line, entry } };
+    return entry.then(
+      (hashed) => ({ ok: true, value: { line: record.line, entry: hashed } }) as const,
+      (error: unknown) => ({ ok: false, error: problemOf(record, error) }) as const,
+    );
   } catch (error) {
-    throw new ImportProblem(record.line, record.dn, (error as Error).message);
+    return { ok: false, error: problemOf(record, error) };
   }
 }
 
@@ -112,7 +122,7 @@ class Importer {
  * passwords are hashed all at once, so PBKDF2 keeps every thread of the pool busy.
  */
 function prepareBatch(items: readonly (LdifRecord | LdifError)[], hash: HashPolicy): Promise<Settled<Prepared>[]> {
-  return Promise.all(items.map((item) => settle(item instanceof LdifError ? Promise.reject(asProblem(item)) : prepare(item, hash))));
+  return Promise.all(items.map((item) => (item instanceof LdifError ? { ok: false, error: asProblem(item) } as const : prepare(item, hash))));
 }
 
 export async function importLdif(

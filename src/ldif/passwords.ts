@@ -16,27 +16,35 @@ export interface HashPolicy {
   readonly params?: SchemeParams;
 }
 
-async function storedValue(value: Buffer, policy: HashPolicy): Promise<Buffer> {
+/** True when the value is already a hash in a known scheme; throws for an unknown scheme. */
+function isStored(value: Buffer, policy: HashPolicy): boolean {
   const prefix = PREFIX.exec(value.toString('utf8'));
-  if (prefix) {
-    if (policy.registry.find(prefix[1]!)) return value;
-    throw new Error(`userPassword uses an unknown password scheme {${prefix[1]}}`);
-  }
+  if (!prefix) return false;
+  if (policy.registry.find(prefix[1]!)) return true;
+  throw new Error(`userPassword uses an unknown password scheme {${prefix[1]}}`);
+}
+
+async function hashValue(value: Buffer, policy: HashPolicy): Promise<Buffer> {
   return Buffer.from(await policy.registry.encode(policy.scheme, value, policy.params), 'utf8');
 }
 
-function hashAttribute(attribute: Attribute, policy: HashPolicy): Attribute | Promise<Attribute> {
+async function hashAttribute(attribute: Attribute, policy: HashPolicy): Promise<Attribute> {
   if (typeKey(attribute.name) !== 'userpassword') return attribute;
-  return hashValues(attribute, policy);
-}
-
-async function hashValues(attribute: Attribute, policy: HashPolicy): Promise<Attribute> {
-  const values = await Promise.all(attribute.values.map((value) => storedValue(value, policy)));
+  const values = await Promise.all(attribute.values.map((value) => (isStored(value, policy) ? value : hashValue(value, policy))));
   return { name: attribute.name, values };
 }
 
-export async function hashPasswords(entry: Entry, policy: HashPolicy): Promise<Entry> {
-  if (!entry.attributes.some((attribute) => typeKey(attribute.name) === 'userpassword')) return entry;
-  const attributes = await Promise.all(entry.attributes.map((attribute) => hashAttribute(attribute, policy)));
-  return { dn: entry.dn, attributes };
+function needsHashing(entry: Entry, policy: HashPolicy): boolean {
+  return entry.attributes.some((attribute) => typeKey(attribute.name) === 'userpassword'
+    && attribute.values.some((value) => !isStored(value, policy)));
+}
+
+/**
+ * The entry with plain userPassword values hashed. Synchronous when there is nothing to hash
+ * (the common case for a pre-hashed import), so a batch of such entries makes no promises.
+ */
+export function hashPasswords(entry: Entry, policy: HashPolicy): Entry | Promise<Entry> {
+  if (!needsHashing(entry, policy)) return entry;
+  return Promise.all(entry.attributes.map((attribute) => hashAttribute(attribute, policy)))
+    .then((attributes) => ({ dn: entry.dn, attributes }));
 }

@@ -20,7 +20,7 @@ const PLAIN = new Set<string>();
 async function* hashed(entries: Iterable<Entry>, registry: SchemeRegistry, args: MakeArgs): AsyncGenerator<Entry> {
   const policy = { registry, scheme: args.scheme, params: schemeParams({ iterations: args.iterations }) };
   async function* source(): AsyncGenerator<Entry> { yield* entries; }
-  for await (const outcome of orderedMap(source(), (entry) => hashPasswords(entry, policy), 64)) {
+  for await (const outcome of orderedMap(source(), async (entry) => hashPasswords(entry, policy), 64)) {
     if (!outcome.ok) throw outcome.error;
     yield outcome.value;
   }

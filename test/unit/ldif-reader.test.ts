@@ -7,6 +7,7 @@ import { pathToFileURL } from 'node:url';
 import v8 from 'node:v8';
 import vm from 'node:vm';
 import { readLdif, parseLdif, LdifError, type LdifRecord } from '../../src/ldif/index.js';
+import { SeededRandom } from '../../src/ldif/random.js';
 
 const text = (...lines: string[]): string => `${lines.join('\n')}\n`;
 const value = (name: string, data: string | Buffer) => ({ name, value: typeof data === 'string' ? Buffer.from(data) : data });
@@ -25,14 +26,10 @@ async function collect(input: AsyncIterable<Buffer | string> | Iterable<Buffer |
   return records;
 }
 
-/** A tiny seeded PRNG (mulberry32), so chunk boundaries are random but repeatable. */
+/** Repeatable randomness from the project's seeded generator: a number in [0, 1). */
 function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new SeededRandom(String(seed));
+  return () => random.next() / 0x1_0000_0000;
 }
 
 /** The bytes of `data` in chunks of 1-3 bytes. */

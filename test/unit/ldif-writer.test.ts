@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import {
   formatLdifEntry, formatLdifHeader, formatLdif, isSafeString, readLdif, parseLdif, type LdifEntryInput, type LdifRecord,
 } from '../../src/ldif/index.js';
+import { SeededRandom } from '../../src/ldif/random.js';
 
 const entry = (dn: string, ...attributes: [string, ...(string | Buffer)[]][]): LdifEntryInput => ({
   dn,
@@ -122,14 +123,10 @@ describe('formatLdifHeader and formatLdif', () => {
 
 // ---------------------------------------------------------------- round trip
 
-/** A tiny seeded PRNG (mulberry32). */
+/** Repeatable randomness from the project's seeded generator: a number in [0, 1). */
 function prng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new SeededRandom(String(seed));
+  return () => random.next() / 0x1_0000_0000;
 }
 
 class RandomEntries {

@@ -3,11 +3,10 @@
  * in a known `{SCHEME}` are kept as they are, an unknown `{SCHEME}` is an error.
  */
 import type { SchemeParams } from '../../schemes/scheme.js';
-import type { SchemeRegistry } from '../password/index.js';
+import { SCHEME_PREFIX, type SchemeRegistry } from '../password/index.js';
 import type { Attribute, Entry } from '../store/entry.js';
 import { typeKey } from '../store/schema.js';
 
-const PREFIX = /^\{([^}]*)\}/;
 
 export interface HashPolicy {
   readonly registry: SchemeRegistry;
@@ -17,8 +16,8 @@ export interface HashPolicy {
 }
 
 /** True when the value is already a hash in a known scheme; throws for an unknown scheme. */
-function isStored(value: Buffer, policy: HashPolicy): boolean {
-  const prefix = PREFIX.exec(value.toString('utf8'));
+function isHashed(value: Buffer, policy: HashPolicy): boolean {
+  const prefix = SCHEME_PREFIX.exec(value.toString('utf8'));
   if (!prefix) return false;
   if (policy.registry.find(prefix[1]!)) return true;
   throw new Error(`userPassword uses an unknown password scheme {${prefix[1]}}`);
@@ -30,13 +29,13 @@ async function hashValue(value: Buffer, policy: HashPolicy): Promise<Buffer> {
 
 async function hashAttribute(attribute: Attribute, policy: HashPolicy): Promise<Attribute> {
   if (typeKey(attribute.name) !== 'userpassword') return attribute;
-  const values = await Promise.all(attribute.values.map((value) => (isStored(value, policy) ? value : hashValue(value, policy))));
+  const values = await Promise.all(attribute.values.map((value) => (isHashed(value, policy) ? value : hashValue(value, policy))));
   return { name: attribute.name, values };
 }
 
 function needsHashing(entry: Entry, policy: HashPolicy): boolean {
   return entry.attributes.some((attribute) => typeKey(attribute.name) === 'userpassword'
-    && attribute.values.some((value) => !isStored(value, policy)));
+    && attribute.values.some((value) => !isHashed(value, policy)));
 }
 
 /**

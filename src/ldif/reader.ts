@@ -150,15 +150,18 @@ class RecordGrouper {
   private parts: Buffer[] = [];
   private partsLine = 0;
   private inComment = false;
+  /** Set when the record is malformed at the line level: its remaining lines are skipped. */
+  private error: LdifError | undefined;
   /** Bytes held for the current record, and the line it started on. */
   bytes = 0;
   firstLine = 0;
 
   constructor(private readonly maxRecordBytes: number) {}
 
-  /** Takes one physical line; returns the finished record when the line ends one. */
-  push(line: Buffer, lineNumber: number): LogicalLine[] | undefined {
+  /** Takes one physical line; returns the finished record (or its error) when the line ends one. */
+  push(line: Buffer, lineNumber: number): LogicalLine[] | LdifError | undefined {
     if (line.length === 0) return this.finish();
+    if (this.error) return undefined;
     const first = line[0];
     if (first === SPACE) this.continueLine(line, lineNumber);
     else if (first === HASH) this.startComment();
@@ -167,9 +170,17 @@ class RecordGrouper {
   }
 
   /** Ends the current record, if any. */
-  finish(): LogicalLine[] | undefined {
+  finish(): LogicalLine[] | LdifError | undefined {
     this.endLine();
     this.inComment = false;
+    const error = this.error;
+    if (error) {
+      this.error = undefined;
+      this.lines = [];
+      this.bytes = 0;
+      this.firstLine = 0;
+      return error;
+    }
     if (this.lines.length === 0) return undefined;
     const record = this.lines;
     this.lines = [];
@@ -180,7 +191,10 @@ class RecordGrouper {
 
   private continueLine(line: Buffer, lineNumber: number): void {
     if (this.inComment) return;
-    if (this.parts.length === 0) throw new LdifError(lineNumber, 'a continuation line cannot start a record');
+    if (this.parts.length === 0) {
+      this.error = new LdifError(lineNumber, 'a continuation line cannot start a record');
+      return;
+    }
     this.parts.push(line.subarray(1));
     this.count(line.length - 1);
   }
@@ -539,7 +553,7 @@ class LdifStream {
   }
 
   /** The groups of lines this chunk completes, one per record. */
-  *recordLines(chunk: Chunk | typeof END): Generator<LogicalLine[]> {
+  *recordLines(chunk: Chunk | typeof END): Generator<LogicalLine[] | LdifError> {
     yield* chunk === END ? this.finish() : this.groups(chunk);
   }
 
@@ -554,7 +568,7 @@ class LdifStream {
     return record;
   }
 
-  private *groups(chunk: Chunk): Generator<LogicalLine[]> {
+  private *groups(chunk: Chunk): Generator<LogicalLine[] | LdifError> {
     for (const line of this.splitter.split(this.encoder.encode(chunk))) {
       const group = this.push(line);
       if (group !== undefined) yield group;
@@ -562,7 +576,7 @@ class LdifStream {
     this.checkPending();
   }
 
-  private *finish(): Generator<LogicalLine[]> {
+  private *finish(): Generator<LogicalLine[] | LdifError> {
     yield* this.groups(this.encoder.finish());
     const last = this.splitter.finish();
     const group = last === undefined ? undefined : this.push(last);
@@ -571,7 +585,7 @@ class LdifStream {
     if (rest !== undefined) yield rest;
   }
 
-  private push(line: Buffer): LogicalLine[] | undefined {
+  private push(line: Buffer): LogicalLine[] | LdifError | undefined {
     this.lineNumber++;
     return this.grouper.push(this.lineNumber === 1 ? withoutBom(line) : line, this.lineNumber);
   }
@@ -622,17 +636,33 @@ export async function* readLdifBatches(
   for await (const chunk of withEnd(input)) {
     const batch: (LdifRecord | LdifError)[] = [];
     const onError = options.keepErrors ? (error: LdifError) => { batch.push(error); } : undefined;
-    for (const group of stream.recordLines(chunk)) {
-      const fields = recover(() => stream.fields(group), onError);
-      if (fields === undefined || fields.length === 0) continue;
-      const references = fileReferences(fields);
-      const files = references.length === 0 ? NO_FILES : await recoverAsync(readFileValues(references, maxRecordBytes), onError);
-      if (files === undefined) continue;
-      const record = recover(() => stream.record(fields, files), onError);
-      if (record !== undefined) batch.push(record);
+    try {
+      for (const group of stream.recordLines(chunk)) {
+        const parsed = group instanceof LdifError ? recover(() => { throw group; }, onError) : parseGroup(stream, group, maxRecordBytes, onError);
+        const record = parsed instanceof Promise ? await parsed : parsed;
+        if (record !== undefined) batch.push(record);
+      }
+    } catch (error) {
+      if (batch.length > 0) yield batch;
+      throw error;
     }
     if (batch.length > 0) yield batch;
   }
+}
+
+/**
+ * One record from its lines; a malformed one goes to `onError` (or throws without it). A promise
+ * only when the record names `:<` files, so the common path costs no promise per record.
+ */
+function parseGroup(
+  stream: LdifStream, group: readonly LogicalLine[], maxRecordBytes: number, onError: ((error: LdifError) => void) | undefined,
+): LdifRecord | undefined | Promise<LdifRecord | undefined> {
+  const fields = recover(() => stream.fields(group), onError);
+  if (fields === undefined || fields.length === 0) return undefined;
+  const references = fileReferences(fields);
+  if (references.length === 0) return recover(() => stream.record(fields, NO_FILES), onError);
+  return recoverAsync(readFileValues(references, maxRecordBytes), onError)
+    .then((files) => (files === undefined ? undefined : recover(() => stream.record(fields, files), onError)));
 }
 
 /**

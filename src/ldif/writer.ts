@@ -99,3 +99,17 @@ export function formatLdif(entries: Iterable<LdifEntryInput>, options: FormatLdi
   for (const entry of entries) parts.push('\n', formatLdifEntry(entry, options));
   return parts.join('');
 }
+
+/**
+ * Records as LDIF text, a record at a time, separated by blank lines, with no `version: 1` line
+ * (slapadd refuses one; our reader and ldapadd take files with or without it).
+ */
+export async function* formatLdifRecords(
+  entries: AsyncIterable<LdifEntryInput> | Iterable<LdifEntryInput>, options: FormatLdifOptions = {},
+): AsyncGenerator<string> {
+  let separator = '';
+  for await (const entry of entries) {
+    yield `${separator}${formatLdifEntry(entry, options)}`;
+    separator = '\n';
+  }
+}

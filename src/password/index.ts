@@ -3,3 +3,4 @@ export type { Logger, RegistryOptions, RegisteredScheme, VerifyResult, StoredVal
 export { loadSchemePlugin, loadSchemePlugins } from './plugins.js';
 export { DEFAULT_SCHEME, resolveDefaultScheme, isClearScheme } from './policy.js';
 export { SchemeError } from './errors.js';
+export { SCHEME_NAME, SCHEME_PREFIX } from './scheme-name.js';

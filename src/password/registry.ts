@@ -3,7 +3,7 @@
  * with parameters checked against the scheme's limits, and verifies without ever throwing:
  * a malformed or too costly stored value is a "no match" with a reason and a log line.
  */
-import type { PasswordScheme, SchemeParams } from '../../schemes/scheme.js';
+import type { ParamSpec, PasswordScheme, SchemeParams } from '../../schemes/scheme.js';
 import { builtinSchemes } from '../../schemes/index.js';
 import { SchemeError } from './errors.js';
 import { asScheme } from './validate.js';
@@ -36,7 +36,7 @@ export interface StoredValue {
   readonly value: string;
 }
 
-const PREFIX = /^\{([A-Za-z0-9][A-Za-z0-9._-]{0,63})\}/;
+import { SCHEME_PREFIX as PREFIX } from './scheme-name.js';
 
 /** Splits `{NAME}rest`; a value without a prefix is cleartext, as OpenLDAP reads it. */
 export function parseStoredValue(stored: string): StoredValue {
@@ -52,7 +52,11 @@ export class SchemeRegistry {
   private readonly entries: RegisteredScheme[] = [];
 
   constructor(options: RegistryOptions = {}) {
-    this.maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
+    const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
+    if (!Number.isSafeInteger(maxIterations) || maxIterations < 1) {
+      throw new SchemeError(`the iteration limit must be a positive whole number, not ${String(options.maxIterations)}`);
+    }
+    this.maxIterations = maxIterations;
     this.logger = options.logger;
   }
 
@@ -94,12 +98,27 @@ export class SchemeRegistry {
   async encode(name: string, password: Uint8Array, params: SchemeParams = {}): Promise<string> {
     const scheme = this.require(name);
     if (!scheme.encode) throw new SchemeError(`scheme {${scheme.names[0]}} can only verify, not write, passwords`);
-    return scheme.encode(password, this.checkParams(scheme, params));
+    const stored = await scheme.encode(password, this.checkParams(scheme, params));
+    const { name: written, value } = parseStoredValue(stored);
+    const refusal = this.refuseCost(scheme, value, written);
+    if (refusal) throw new SchemeError(`{${scheme.names[0]}} would write a value this server refuses to verify: ${refusal}`);
+    return stored;
+  }
+
+  /** Checks parameters for a scheme without hashing anything (for start-up validation). */
+  validateParams(name: string, params: SchemeParams): void {
+    this.checkParams(this.require(name), params);
+  }
+
+  /** The highest value a parameter may take here: its own maximum, and the iteration cap. */
+  maxOf(spec: ParamSpec): number {
+    return spec.name === 'iterations' ? Math.min(spec.max, this.maxIterations) : spec.max;
   }
 
   /** Compare a password with a stored value. Never throws. */
   async verify(password: Uint8Array, stored: string): Promise<VerifyResult> {
     const { name, value } = parseStoredValue(stored);
+    if (password.byteLength === 0) return { status: 'mismatch', scheme: name };
     const entry = this.byName.get(name);
     if (!entry) return this.invalid(undefined, `unknown password scheme {${name}}`);
     try {
@@ -135,7 +154,7 @@ export class SchemeRegistry {
     }
     for (const spec of specs) {
       const value = params[spec.name] ?? spec.default;
-      const max = spec.name === 'iterations' ? Math.min(spec.max, this.maxIterations) : spec.max;
+      const max = this.maxOf(spec);
       if (!Number.isInteger(value) || value < spec.min || value > max) {
         throw new SchemeError(`${spec.name} for {${scheme.names[0]}} must be an integer from ${spec.min} to ${max}`);
       }

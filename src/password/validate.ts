@@ -1,8 +1,8 @@
 /** Checks that an object loaded from a plugin really is a password storage scheme. */
 import type { ParamSpec, PasswordScheme } from '../../schemes/scheme.js';
 import { SchemeError } from './errors.js';
+import { SCHEME_NAME } from './scheme-name.js';
 
-const SCHEME_NAME = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
@@ -48,6 +48,13 @@ export function asScheme(candidate: unknown, origin: string): PasswordScheme {
     if (!Array.isArray(candidate.params)) throw new SchemeError(`${origin}: "params" must be an array`);
     candidate.params.forEach((param) => checkParam(param, origin));
   }
-  const description = typeof candidate.description === 'string' ? candidate.description : '';
-  return { ...(candidate as unknown as PasswordScheme), description };
+  const scheme = candidate as unknown as PasswordScheme;
+  return {
+    names: [...scheme.names],
+    description: typeof scheme.description === 'string' ? scheme.description : '',
+    params: scheme.params,
+    verify: scheme.verify.bind(scheme),
+    encode: scheme.encode?.bind(scheme),
+    cost: scheme.cost?.bind(scheme),
+  };
 }

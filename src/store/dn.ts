@@ -173,7 +173,7 @@ export function escapeValue(value: string): string {
     else escaped += char;
   }
   if (escaped.startsWith(' ') || escaped.startsWith('#')) escaped = `\\${escaped}`;
-  if (escaped.endsWith(' ') && escaped.length > 1) escaped = `${escaped.slice(0, -1)}\\ `;
+  if (escaped.endsWith(' ') && !escaped.endsWith('\\ ')) escaped = `${escaped.slice(0, -1)}\\ `;
   return escaped;
 }
 
@@ -216,14 +216,4 @@ export function normalizeRdn(rdn: Rdn): string {
 export function normalizeDn(dn: Dn | string): string {
   const parsed = typeof dn === 'string' ? parseDn(dn) : dn;
   return parsed.map(normalizeRdn).join(',');
-}
-
-export function parentOf(dn: Dn): Dn | undefined {
-  return dn.length === 0 ? undefined : dn.slice(1);
-}
-
-export function isDescendantOrSelf(dn: Dn, ancestor: Dn): boolean {
-  if (dn.length < ancestor.length) return false;
-  const offset = dn.length - ancestor.length;
-  return ancestor.every((rdn, i) => normalizeRdn(rdn) === normalizeRdn(dn[offset + i]!));
 }

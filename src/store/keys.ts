@@ -34,14 +34,21 @@ export const metaKey = (name: string): string => `m${SEPARATOR}${name}`;
 export const entryKey = (key: string): string => `e${SEPARATOR}${key}`;
 export const suffixKey = (key: string): string => `s${SEPARATOR}${key}`;
 
+/**
+ * Every key starting with `prefix` (which ends with the \x00 separator): up to the same prefix
+ * ending in \x01. (A `\uffff` upper bound would miss values starting beyond the BMP.)
+ */
+function prefixRange(prefix: string): { gte: string; lt: string } {
+  return { gte: prefix, lt: `${prefix.slice(0, -1)}\x01` };
+}
+
 export function childKey(parentKey: string, rdn: string): string {
   return `c${SEPARATOR}${parentKey}${SEPARATOR}${rdn}`;
 }
 
 /** The range of c\0 keys naming the children of `parentKey`. */
 export function childrenRange(parentKey: string): { gte: string; lt: string } {
-  const prefix = `c${SEPARATOR}${parentKey}${SEPARATOR}`;
-  return { gte: prefix, lt: `${prefix}\uffff` };
+  return prefixRange(`c${SEPARATOR}${parentKey}${SEPARATOR}`);
 }
 
 /** The range of e\0 keys for the entry `key` and everything below it ('' is the whole tree). */
@@ -61,14 +68,18 @@ export function equalityKey(attribute: string, normalized: string, key: string):
 }
 
 export function equalityRange(attribute: string, normalized: string): { gte: string; lt: string } {
-  const prefix = `i${SEPARATOR}${attribute}${SEPARATOR}${valueKey(normalized)}${SEPARATOR}`;
-  return { gte: prefix, lt: `${prefix}\uffff` };
+  return prefixRange(`i${SEPARATOR}${attribute}${SEPARATOR}${valueKey(normalized)}${SEPARATOR}`);
 }
 
 /** Every equality key of the attribute: the entries that have it, once per value. */
 export function presenceRange(attribute: string): { gte: string; lt: string } {
-  const prefix = `i${SEPARATOR}${attribute}${SEPARATOR}`;
-  return { gte: prefix, lt: `${prefix}\uffff` };
+  return prefixRange(`i${SEPARATOR}${attribute}${SEPARATOR}`);
+}
+
+/** The value part of an equality index key (between the attribute and the dnKey). */
+export function valueKeyOfIndexKey(indexKey: string, attribute: string): string {
+  const start = 2 + attribute.length + 1;
+  return indexKey.slice(start, indexKey.lastIndexOf(SEPARATOR));
 }
 
 /** The dnKey at the end of an index key (after the last \0). */
@@ -79,8 +90,4 @@ export function dnKeyOfIndexKey(indexKey: string): string {
 /** Is `key` the entry `base` or below it? */
 export function inSubtree(key: string, base: string): boolean {
   return base === '' || key === base || key.startsWith(base + RDN_SEPARATOR);
-}
-
-export function depthOf(key: string): number {
-  return key === '' ? 0 : key.split(RDN_SEPARATOR).length;
 }

@@ -19,10 +19,13 @@ function caseIgnore(value: Buffer): string {
   return squeezeSpaces(text.normalize('NFKC').toLowerCase());
 }
 
+/** Canonical integer text: no plus sign, no leading zeros, no negative zero (no BigInt: values may be huge). */
 function integer(value: Buffer): string {
   const text = value.toString('utf8').trim();
-  if (!/^[+-]?[0-9]+$/.test(text)) return text;
-  return BigInt(text).toString();
+  const match = /^([+-]?)0*([0-9]+)$/.exec(text);
+  if (!match) return text;
+  const digits = match[2]!;
+  return match[1] === '-' && digits !== '0' ? `-${digits}` : digits;
 }
 
 function distinguishedName(value: Buffer): string {

@@ -6,11 +6,12 @@ import { existsSync } from 'node:fs';
 import { Level } from 'level';
 import { formatDn, normalizeRdn, parseDn, type Dn } from './dn.js';
 import { decodeEntry, encodeEntry } from './codec.js';
-import type { Entry } from './entry.js';
+import { values, type Entry } from './entry.js';
 import { DirectoryError, StoreError } from './errors.js';
 import { DEFAULT_INDEXES, indexKeys, normalizeIndexList } from './indexes.js';
 import {
   ancestorKeys, childKey, childrenRange, dnKey, dnKeyOfIndexKey, entryKey, equalityRange, inSubtree, metaKey, presenceRange,
+  valueKey, valueKeyOfIndexKey,
   subtreeRange, suffixKey,
 } from './keys.js';
 import { normalizeValue } from './matching.js';
@@ -47,6 +48,8 @@ export interface AddOptions {
 export interface PlannedAdd {
   readonly key: string;
   readonly ops: BatchOp[];
+  /** The entry starts a naming context. */
+  readonly newSuffix: boolean;
 }
 
 export interface StoreStats {
@@ -74,6 +77,17 @@ async function openLevel(dir: string, createIfMissing: boolean): Promise<Db> {
     }
     throw new StoreError(`cannot open the database ${dir}: ${cause?.message ?? (error as Error).message}`);
   }
+}
+
+/**
+ * A presence search walks every value of the attribute, so an entry with several values comes up
+ * several times: it is returned at its first value in index order only, without remembering keys.
+ */
+function isFirstValue(entry: Entry, attribute: string, current: string): boolean {
+  const keys = values(entry, attribute).map((value) => Buffer.from(valueKey(normalizeValue(attribute, value))));
+  if (keys.length === 0) return false;
+  const first = keys.reduce((a, b) => (Buffer.compare(a, b) <= 0 ? a : b));
+  return first.toString() === current;
 }
 
 export class DirectoryStore {
@@ -115,6 +129,15 @@ export class DirectoryStore {
     await this.db.close();
   }
 
+  /** A setting kept in the database (e.g. the admin password hash), or undefined. */
+  async getSetting(name: string): Promise<string | undefined> {
+    return (await this.db.get(metaKey(`setting:${name}`)))?.toString('utf8');
+  }
+
+  async putSetting(name: string, value: string): Promise<void> {
+    await this.db.put(metaKey(`setting:${name}`), Buffer.from(value, 'utf8'), { sync: true });
+  }
+
   /** The entry at this DN (any case, any spacing), or undefined. */
   async get(dn: string | Dn): Promise<Entry | undefined> {
     return this.getByKey(dnKey(typeof dn === 'string' ? parseDn(dn) : dn));
@@ -125,10 +148,6 @@ export class DirectoryStore {
     if (record === undefined) return undefined;
     this.stats.entriesRead += 1;
     return decodeEntry(record);
-  }
-
-  async existsByKey(key: string): Promise<boolean> {
-    return (await this.db.get(entryKey(key))) !== undefined;
   }
 
   async hasChildren(dn: string | Dn): Promise<boolean> {
@@ -163,7 +182,7 @@ export class DirectoryStore {
     ];
     for (const indexKey of indexKeys(stored, key, this.indexed)) ops.push({ type: 'put', key: indexKey, value: EMPTY });
     if (newSuffix) ops.push({ type: 'put', key: suffixKey(key), value: EMPTY });
-    return { key, ops };
+    return { key, ops, newSuffix };
   }
 
   private needsNewSuffix(dn: Dn, keys: readonly string[], options: AddOptions, exists: (key: string) => boolean): boolean {
@@ -196,13 +215,24 @@ export class DirectoryStore {
     await batch.write({ sync });
   }
 
+  /** The closest existing ancestor of `dn` (for a result's matchedDN), or undefined. */
+  async closestAncestorOf(dn: Dn): Promise<Dn | undefined> {
+    const keys = ancestorKeys(dn);
+    const known = await this.existing(keys.slice(1));
+    const depth = keys.findIndex((key, i) => i > 0 && known.has(key));
+    return depth === -1 ? undefined : dn.slice(depth);
+  }
+
   /** Which of these dnKeys exist, in one read. */
   async existing(keys: readonly string[]): Promise<Set<string>> {
     const records = await this.db.getMany(keys.map(entryKey));
     return new Set(keys.filter((_key, i) => records[i] !== undefined));
   }
 
-  /** Entries in scope, narrowed by an index when the hint's attribute is indexed. */
+  /**
+   * Entries in scope, narrowed by an index when the hint's attribute is indexed. These are
+   * candidates: the caller still evaluates its whole filter on each.
+   */
   async *search(base: string | Dn, scope: Scope, hint?: IndexHint): AsyncGenerator<Entry> {
     const baseDn = typeof base === 'string' ? parseDn(base) : base;
     const baseKey = dnKey(baseDn);
@@ -211,49 +241,26 @@ export class DirectoryStore {
       if (entry) yield entry;
       return;
     }
-    const candidates = this.indexCandidates(hint);
-    if (candidates) {
-      for await (const key of candidates) {
-        if (!this.inScope(key, baseKey, scope)) continue;
-        const entry = await this.getByKey(key);
-        if (entry) yield entry;
-      }
+    const attribute = hint && typeKey('present' in hint ? hint.present : hint.equality.attribute);
+    if (!hint || !attribute || !this.indexed.has(attribute) || ('present' in hint && attribute === 'objectclass')) {
+      yield* scope === 'one' ? this.children(baseKey) : this.subtree(baseKey);
       return;
     }
-    yield* scope === 'one' ? this.children(baseKey) : this.subtree(baseKey);
+    const range = 'present' in hint ? presenceRange(attribute)
+      : equalityRange(attribute, normalizeValue(attribute, hint.equality.value));
+    for await (const indexKey of this.db.keys(range)) {
+      this.stats.indexKeysRead += 1;
+      const key = dnKeyOfIndexKey(indexKey);
+      if (!this.inScope(key, baseKey, scope)) continue;
+      const entry = await this.getByKey(key);
+      if (entry && ('equality' in hint || isFirstValue(entry, attribute, valueKeyOfIndexKey(indexKey, attribute)))) yield entry;
+    }
   }
 
   private inScope(key: string, baseKey: string, scope: Scope): boolean {
     if (!inSubtree(key, baseKey)) return false;
     if (scope === 'sub') return true;
     return key !== baseKey && !key.slice(baseKey === '' ? 0 : baseKey.length + 1).includes('\x01');
-  }
-
-  private indexCandidates(hint: IndexHint | undefined): AsyncGenerator<string> | undefined {
-    if (!hint) return undefined;
-    const attribute = typeKey('present' in hint ? hint.present : hint.equality.attribute);
-    if (!this.indexed.has(attribute)) return undefined;
-    if ('present' in hint) {
-      return attribute === 'objectclass' ? undefined : this.distinct(this.indexKeysIn(presenceRange(attribute)));
-    }
-    return this.indexKeysIn(equalityRange(attribute, normalizeValue(attribute, hint.equality.value)));
-  }
-
-  private async *indexKeysIn(range: { gte: string; lt: string }): AsyncGenerator<string> {
-    for await (const indexKey of this.db.keys(range)) {
-      this.stats.indexKeysRead += 1;
-      yield dnKeyOfIndexKey(indexKey);
-    }
-  }
-
-  /** Each key once: a multi-valued attribute lists its entry once per value. */
-  private async *distinct(keys: AsyncGenerator<string>): AsyncGenerator<string> {
-    const seen = new Set<string>();
-    for await (const key of keys) {
-      if (seen.has(key)) continue;
-      seen.add(key);
-      yield key;
-    }
   }
 
   private async *children(parentKey: string): AsyncGenerator<Entry> {

@@ -65,6 +65,7 @@ async function handler(args: ImportArgs): Promise<void> {
   const registry = await registryFromOptions(args);
   const scheme = resolveDefaultScheme(registry, args.scheme, args['allow-clear']).names[0]!;
   const params = schemeParams({ iterations: args.iterations });
+  registry.validateParams(scheme, params);
   const progress: Progress = createProgress(await inputSize(args.file));
   const input = openInput(args.file);
   const store = await DirectoryStore.open(args.data);

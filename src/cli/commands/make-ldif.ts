@@ -1,10 +1,10 @@
 /** `leveldap make-ldif --users N`: test users in the spirit of OpenDJ's example template. */
 import type { Argv, CommandModule } from 'yargs';
-import { formatLdifEntry, hashPasswords, makeEntries, orderedMap } from '../../ldif/index.js';
+import { formatLdifRecords, hashPasswords, makeEntries, orderedMap } from '../../ldif/index.js';
 import type { Entry } from '../../store/index.js';
 import { registryFromOptions, schemeParams, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
 import { writeAll } from '../output.js';
-import type { SchemeRegistry } from '../../password/index.js';
+import { isClearScheme, type SchemeRegistry } from '../../password/index.js';
 
 interface MakeArgs extends SchemeOptions {
   users: number;
@@ -26,20 +26,11 @@ async function* hashed(entries: Iterable<Entry>, registry: SchemeRegistry, args:
   }
 }
 
-/** Records separated by blank lines, no `version: 1` line (slapadd refuses one). */
-async function* ldif(entries: AsyncIterable<Entry> | Iterable<Entry>): AsyncGenerator<string> {
-  let separator = '';
-  for await (const entry of entries) {
-    yield `${separator}${formatLdifEntry(entry, { base64Attributes: PLAIN })}`;
-    separator = '\n';
-  }
-}
-
 async function handler(args: MakeArgs): Promise<void> {
   const registry = await registryFromOptions(args);
-  const clear = registry.require(args.scheme).names.includes('CLEAR');
+  const clear = isClearScheme(registry.require(args.scheme));
   const entries = makeEntries({ users: args.users, baseDn: args['base-dn'], seed: args.seed, password: args.password });
-  await writeAll(ldif(clear ? entries : hashed(entries, registry, args)));
+  await writeAll(formatLdifRecords(clear ? entries : hashed(entries, registry, args), { base64Attributes: PLAIN }));
 }
 
 export const makeLdifCommand: CommandModule<object, MakeArgs> = {

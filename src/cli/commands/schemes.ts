@@ -1,7 +1,7 @@
 /** `leveldap schemes`: the registered password storage schemes and their parameters. */
 import type { Argv, CommandModule } from 'yargs';
-import type { ParamSpec } from '../../../schemes/scheme.js';
-import { DEFAULT_SCHEME, type RegisteredScheme } from '../../password/index.js';
+import type { ParamSpec, PasswordScheme } from '../../../schemes/scheme.js';
+import { DEFAULT_SCHEME, type RegisteredScheme, type SchemeRegistry } from '../../password/index.js';
 import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
 import { formatTable } from '../table.js';
 
@@ -9,17 +9,17 @@ interface SchemesArgs extends SchemeOptions {
   json: boolean;
 }
 
-function describeParam(spec: ParamSpec, maxIterations: number): string {
-  const max = spec.name === 'iterations' ? Math.min(spec.max, maxIterations) : spec.max;
-  return `${spec.name}=${spec.default} (${spec.min}..${max})`;
+function describeParam(spec: ParamSpec, registry: SchemeRegistry): string {
+  return `${spec.name}=${spec.default} (${spec.min}..${registry.maxOf(spec)})`;
 }
 
-function row(entry: RegisteredScheme, maxIterations: number): string[] {
+const isDefault = (scheme: PasswordScheme): boolean => scheme.names.some((name) => name.toUpperCase() === DEFAULT_SCHEME);
+
+function row(entry: RegisteredScheme, registry: SchemeRegistry): string[] {
   const { scheme } = entry;
-  const params = (scheme.params ?? []).map((spec) => describeParam(spec, maxIterations)).join(', ');
-  const isDefault = scheme.names.some((name) => name.toUpperCase() === DEFAULT_SCHEME);
+  const params = (scheme.params ?? []).map((spec) => describeParam(spec, registry)).join(', ');
   return [
-    scheme.names.join(', ') + (isDefault ? ' (default)' : ''),
+    scheme.names.join(', ') + (isDefault(scheme) ? ' (default)' : ''),
     scheme.encode ? 'encode+verify' : 'verify only',
     params || '-',
     entry.origin,
@@ -33,13 +33,13 @@ async function handler(args: SchemesArgs): Promise<void> {
   if (args.json) {
     const json = entries.map(({ scheme, origin }) => ({
       names: scheme.names, encodes: Boolean(scheme.encode), params: scheme.params ?? [], origin,
-      description: scheme.description, default: scheme.names.includes(DEFAULT_SCHEME),
+      description: scheme.description, default: isDefault(scheme),
     }));
     process.stdout.write(`${JSON.stringify({ maxIterations: registry.maxIterations, schemes: json }, null, 2)}\n`);
     return;
   }
   const header = ['SCHEME', 'CAN', 'PARAMETERS (default, range)', 'FROM', 'FORMAT'];
-  process.stdout.write(formatTable([header, ...entries.map((entry) => row(entry, registry.maxIterations))]));
+  process.stdout.write(formatTable([header, ...entries.map((entry) => row(entry, registry))]));
   process.stdout.write(`\nStored values asking for more than ${registry.maxIterations} iterations are refused (--max-iterations).\n`);
 }
 

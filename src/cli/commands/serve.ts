@@ -1,11 +1,78 @@
-/** `leveldap serve`: the LDAP server. Not built yet (issue 4); says so instead of pretending. */
-import type { CommandModule } from 'yargs';
+/** `leveldap serve`: the LDAP server on a database directory. */
+import type { Argv, CommandModule } from 'yargs';
+import { DEFAULT_SCHEME } from '../../password/index.js';
+import { DEFAULT_LIMITS, startServer } from '../../server/index.js';
+import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../data-options.js';
 import { CliError } from '../errors.js';
+import { readPassword } from '../password-input.js';
+import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
 
-export const serveCommand: CommandModule = {
+interface ServeArgs extends SchemeOptions, DataOptions {
+  host: string;
+  port: number;
+  'base-dn': string;
+  'admin-dn': string;
+  'admin-password-file'?: string;
+  'default-scheme': string;
+  'allow-clear-default': boolean;
+  'anonymous-read': boolean;
+  'size-limit': number;
+  'time-limit': number;
+  'idle-timeout': number;
+  'max-connections': number;
+  'log-level': string;
+}
+
+function builder(yargs: Argv): Argv<ServeArgs> {
+  return withDataOption(withSchemeOptions(yargs))
+    .option('host', { type: 'string', default: '127.0.0.1', requiresArg: true, describe: 'address to listen on' })
+    .option('port', { type: 'number', default: 1389, requiresArg: true, describe: 'LDAP port (0: any free port)' })
+    .option('base-dn', { type: 'string', default: 'dc=example,dc=com', requiresArg: true, describe: 'naming context announced in the root DSE' })
+    .option('admin-dn', { type: 'string', default: DEFAULT_ADMIN_DN, requiresArg: true, describe: 'the administrator\'s bind DN' })
+    .option('admin-password-file', { type: 'string', requiresArg: true, describe: 'file holding the admin password (else LEVELDAP_ADMIN_PASSWORD, else the stored one, else a generated one)' })
+    .option('default-scheme', { type: 'string', default: DEFAULT_SCHEME, requiresArg: true, describe: 'scheme new passwords are hashed with' })
+    .option('allow-clear-default', { type: 'boolean', default: false, describe: 'allow CLEAR as --default-scheme' })
+    .option('anonymous-read', { type: 'boolean', default: true, describe: 'let anonymous clients read entries (--no-anonymous-read: bind only)' })
+    .option('size-limit', { type: 'number', default: DEFAULT_LIMITS.sizeLimit, describe: 'entries per search for non-admins (0: none)' })
+    .option('time-limit', { type: 'number', default: DEFAULT_LIMITS.timeLimit, describe: 'seconds per search for non-admins (0: none)' })
+    .option('idle-timeout', { type: 'number', default: DEFAULT_LIMITS.idleTimeout, describe: 'close idle connections after this many seconds (0: never)' })
+    .option('max-connections', { type: 'number', default: DEFAULT_LIMITS.maxConnections, describe: 'connections at once' })
+    .option('log-level', { type: 'string', default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], describe: 'log level (access log at info)' }) as Argv<ServeArgs>;
+}
+
+async function adminPassword(args: ServeArgs): Promise<Buffer | undefined> {
+  const file = args['admin-password-file'];
+  const password = file !== undefined ? await readPassword(undefined, file) : process.env.LEVELDAP_ADMIN_PASSWORD;
+  if (password === undefined) return undefined;
+  if (password.length === 0) throw new CliError('the admin password is empty');
+  return Buffer.from(password);
+}
+
+async function handler(args: ServeArgs): Promise<void> {
+  const registry = await registryFromOptions(args);
+  const started = await startServer({
+    dataDir: args.data, registry, defaultScheme: args['default-scheme'], allowClearDefault: args['allow-clear-default'],
+    adminPassword: await adminPassword(args), logLevel: args['log-level'],
+    config: {
+      host: args.host, port: args.port, baseDn: args['base-dn'], adminDn: args['admin-dn'], anonymousRead: args['anonymous-read'],
+      limits: { ...DEFAULT_LIMITS, sizeLimit: args['size-limit'], timeLimit: args['time-limit'], idleTimeout: args['idle-timeout'], maxConnections: args['max-connections'] },
+    },
+  });
+  if (started.generatedAdminPassword) {
+    process.stderr.write(`leveldap: generated the admin password for ${args['admin-dn']}: ${started.generatedAdminPassword}\n`
+      + 'leveldap: it is stored hashed and will not be shown again; set another with --admin-password-file\n');
+  }
+  const shutdown = (signal: string) => {
+    started.log.info({ signal }, 'stopping');
+    started.stop().then(() => process.exit(0), () => process.exit(1));
+  };
+  process.once('SIGTERM', () => shutdown('SIGTERM'));
+  process.once('SIGINT', () => shutdown('SIGINT'));
+}
+
+export const serveCommand: CommandModule<object, ServeArgs> = {
   command: 'serve',
-  describe: 'run the LDAP server (not implemented yet)',
-  handler: () => {
-    throw new CliError('serve is not implemented yet: the server lands with issue 4 (see README)');
-  },
+  describe: 'run the LDAP server on a database',
+  builder,
+  handler,
 };

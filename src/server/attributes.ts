@@ -1,0 +1,61 @@
+/**
+ * Which attributes a search returns: `*` (all user attributes, also when none are named), `+`
+ * (all operational ones), `1.1` (none), and names in any case, alias or OID. Computed
+ * attributes (hasSubordinates, entryDN) are added when asked for. userPassword is shown only
+ * to the admin and to the entry itself.
+ */
+import { attributeType, typeKey, type Attribute, type Entry } from '../store/index.js';
+
+export interface Selection {
+  readonly allUser: boolean;
+  readonly allOperational: boolean;
+  /** Type keys named explicitly (lower-case canonical names). */
+  readonly named: ReadonlySet<string>;
+}
+
+const COMPUTED = ['hasSubordinates', 'entryDN'] as const;
+
+export function parseSelection(requested: readonly string[]): Selection {
+  const named = new Set<string>();
+  let allUser = requested.length === 0;
+  let allOperational = false;
+  for (const name of requested) {
+    if (name === '*') allUser = true;
+    else if (name === '+') allOperational = true;
+    else if (name !== '1.1' && name !== '') named.add(typeKey(name));
+  }
+  return { allUser, allOperational, named };
+}
+
+function wanted(selection: Selection, name: string): boolean {
+  const key = typeKey(name);
+  if (selection.named.has(key)) return true;
+  return attributeType(name).operational ? selection.allOperational : selection.allUser;
+}
+
+export function wantsComputed(selection: Selection, name: (typeof COMPUTED)[number]): boolean {
+  return wanted(selection, name);
+}
+
+export interface Viewer {
+  readonly isAdmin: boolean;
+  /** The viewer's normalized DN ('' when anonymous). */
+  readonly normalizedDn: string;
+}
+
+export function canSeePassword(viewer: Viewer, entryNormalizedDn: string): boolean {
+  return viewer.isAdmin || (viewer.normalizedDn !== '' && viewer.normalizedDn === entryNormalizedDn);
+}
+
+/** The attributes to send for an entry, computed ones included, values emptied for typesOnly. */
+export function selectAttributes(
+  entry: Entry, selection: Selection, options: { showPassword: boolean; typesOnly: boolean; hasSubordinates?: boolean },
+): Attribute[] {
+  const selected = entry.attributes.filter((attribute) => wanted(selection, attribute.name)
+    && (options.showPassword || typeKey(attribute.name) !== 'userpassword'));
+  if (options.hasSubordinates !== undefined && wantsComputed(selection, 'hasSubordinates')) {
+    selected.push({ name: 'hasSubordinates', values: [Buffer.from(options.hasSubordinates ? 'TRUE' : 'FALSE')] });
+  }
+  if (wantsComputed(selection, 'entryDN')) selected.push({ name: 'entryDN', values: [Buffer.from(entry.dn)] });
+  return options.typesOnly ? selected.map((attribute) => ({ name: attribute.name, values: [] })) : selected;
+}

@@ -1,0 +1,40 @@
+/** What the server is told at start-up (flags of `leveldap serve`), with the documented defaults. */
+
+export interface Limits {
+  /** Entries a non-admin search may return (0 = no limit). OpenLDAP's default is 500. */
+  readonly sizeLimit: number;
+  /** Seconds a non-admin search may run (0 = no limit). OpenLDAP's default is 3600. */
+  readonly timeLimit: number;
+  /** Largest LDAP message accepted before a successful bind, and after. */
+  readonly maxMessageBytesAnonymous: number;
+  readonly maxMessageBytesBound: number;
+  /** Operations in progress per connection before reading from it pauses. */
+  readonly maxOutstanding: number;
+  /** Idle connections are closed after this many seconds (0 = never). */
+  readonly idleTimeout: number;
+  readonly maxConnections: number;
+  /** Simple-paged-results searches a connection may keep open at once. */
+  readonly maxPagedSearches: number;
+}
+
+export const DEFAULT_LIMITS: Limits = {
+  sizeLimit: 500,
+  timeLimit: 3600,
+  maxMessageBytesAnonymous: 262_143,
+  maxMessageBytesBound: 4_194_303,
+  maxOutstanding: 32,
+  idleTimeout: 900,
+  maxConnections: 4096,
+  maxPagedSearches: 8,
+};
+
+export interface ServerConfig {
+  readonly host: string;
+  readonly port: number;
+  /** The naming context announced in the root DSE (besides those stored). */
+  readonly baseDn: string;
+  readonly adminDn: string;
+  /** May an anonymous client read entries (it may always bind)? */
+  readonly anonymousRead: boolean;
+  readonly limits: Limits;
+}

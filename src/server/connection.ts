@@ -1,0 +1,133 @@
+/**
+ * One client connection, owned here rather than by ldapjs: our own framing (size caps before
+ * and after bind), one message decoded at a time, at most `maxOutstanding` operations in flight
+ * (reading pauses beyond that), writes that wait for the socket to drain, an idle timeout, and
+ * malformed input closing only this connection, after a notice of disconnection.
+ */
+import type { Socket } from 'node:net';
+import { once } from 'node:events';
+import { ResultCode } from '../store/index.js';
+import { decodeRequest, encodeNoticeOfDisconnection, FrameError, FrameReader, ProtocolError } from './protocol/index.js';
+import type { Request } from './protocol/types.js';
+import type { OperationContext, Reply, ServerContext } from './context.js';
+import { encodeReply, perform, type AnsweredRequest } from './dispatch.js';
+import { Abandoned } from './errors.js';
+import { logOperation } from './access-log.js';
+import { Session } from './session.js';
+
+export class Connection {
+  readonly session: Session;
+  private readonly frames: FrameReader;
+  private readonly queue: Buffer[] = [];
+  private closing = false;
+
+  constructor(private readonly socket: Socket, private readonly server: ServerContext, id: number) {
+    const { limits } = server.config;
+    this.session = new Session(id, `${socket.remoteAddress}:${socket.remotePort}`, limits.maxPagedSearches);
+    this.frames = new FrameReader({ maxBytes: limits.maxMessageBytesAnonymous });
+    socket.setNoDelay(true);
+    if (limits.idleTimeout > 0) socket.setTimeout(limits.idleTimeout * 1000, () => this.onIdle());
+    socket.on('data', (chunk: Buffer) => this.onData(chunk));
+    socket.on('error', () => socket.destroy());
+    socket.on('close', () => this.onClose());
+    server.log.debug({ conn: id, remote: this.session.remote }, 'connection opened');
+  }
+
+  get idle(): boolean {
+    return this.session.outstanding === 0 && this.queue.length === 0;
+  }
+
+  private onData(chunk: Buffer): void {
+    try {
+      for (const frame of this.frames.push(chunk)) this.queue.push(frame);
+    } catch (error) {
+      if (!(error instanceof FrameError)) throw error;
+      this.disconnect(ResultCode.protocolError, error.kind === 'tooLarge' ? 'message too large' : 'malformed message');
+      return;
+    }
+    this.pump();
+  }
+
+  /** Starts queued operations while there is room; pauses reading while there is not. */
+  private pump(): void {
+    const { maxOutstanding } = this.server.config.limits;
+    while (this.queue.length > 0 && this.session.outstanding < maxOutstanding && !this.closing) {
+      this.handle(this.queue.shift()!);
+    }
+    if (this.queue.length > 0) this.socket.pause();
+    else if (!this.closing) this.socket.resume();
+  }
+
+  private handle(frame: Buffer): void {
+    let request: Request;
+    try {
+      request = decodeRequest(frame);
+    } catch (error) {
+      if (!(error instanceof ProtocolError)) throw error;
+      this.disconnect(ResultCode.protocolError, `malformed request: ${error.message}`);
+      return;
+    }
+    if (request.kind === 'unbind') this.close();
+    else if (request.kind === 'abandon') this.session.abandon(request.abandonId);
+    else void this.run(request);
+  }
+
+  private async run(request: AnsweredRequest): Promise<void> {
+    const started = performance.now();
+    const signal = this.session.start(request.messageId);
+    const context: OperationContext = { server: this.server, session: this.session, signal, send: (message) => this.send(message) };
+    try {
+      const reply = await perform(request, context);
+      if (reply === undefined || signal.aborted) return;
+      if (request.kind === 'bind') this.afterBind(reply);
+      await this.send(encodeReply(request, reply));
+      logOperation(this.server.log, this.session, request, reply, performance.now() - started);
+    } catch (error) {
+      if (!(error instanceof Abandoned)) this.server.log.error({ err: error, conn: this.session.id }, 'cannot answer');
+    } finally {
+      this.session.finish(request.messageId);
+      this.pump();
+    }
+  }
+
+  /** A bound client may send larger messages (OpenLDAP: sockbuf_max_incoming_auth). */
+  private afterBind(reply: Reply): void {
+    const { limits } = this.server.config;
+    const bound = reply.code === ResultCode.success && !this.session.anonymous;
+    this.frames.maxBytes = bound ? limits.maxMessageBytesBound : limits.maxMessageBytesAnonymous;
+  }
+
+  /** Writes one message; waits while the socket's buffer is full. */
+  private async send(message: Buffer): Promise<void> {
+    if (this.socket.destroyed) throw new Abandoned();
+    if (this.socket.write(message)) return;
+    await Promise.race([once(this.socket, 'drain'), once(this.socket, 'close')]);
+    if (this.socket.destroyed) throw new Abandoned();
+  }
+
+  private onIdle(): void {
+    if (this.idle) this.disconnect(ResultCode.unavailable, 'idle timeout');
+  }
+
+  /** Notice of disconnection (RFC 4511 4.4.1), then close. */
+  disconnect(code: number, message: string): void {
+    if (this.closing) return;
+    this.server.log.info({ conn: this.session.id, code, reason: message }, 'disconnecting');
+    if (!this.socket.destroyed) this.socket.write(encodeNoticeOfDisconnection({ code, message }));
+    this.close();
+  }
+
+  close(): void {
+    this.closing = true;
+    this.queue.length = 0;
+    this.session.abandonAll();
+    this.socket.end();
+    setTimeout(() => this.socket.destroy(), 1000).unref();
+  }
+
+  private onClose(): void {
+    this.closing = true;
+    this.session.abandonAll();
+    this.server.log.debug({ conn: this.session.id }, 'connection closed');
+  }
+}

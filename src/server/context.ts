@@ -1,0 +1,37 @@
+/** What every operation handler is given. */
+import type { Logger } from 'pino';
+import type { SchemeRegistry } from '../password/index.js';
+import type { DirectoryStore } from '../store/index.js';
+import type { ServerConfig } from './config.js';
+import type { Control, Result } from './protocol/types.js';
+import type { Session } from './session.js';
+
+export interface ServerContext {
+  readonly store: DirectoryStore;
+  readonly registry: SchemeRegistry;
+  readonly config: ServerConfig;
+  /** The admin DN, normalized, and its password hash. */
+  readonly admin: { readonly normalizedDn: string; readonly stored: string };
+  /** A hash of a random password in the default scheme: verified when a bind DN does not exist. */
+  readonly dummyHash: string;
+  readonly log: Logger;
+  readonly vendorVersion: string;
+}
+
+export interface OperationContext {
+  readonly server: ServerContext;
+  readonly session: Session;
+  /** Fires when the operation is abandoned or the connection closes. */
+  readonly signal: AbortSignal;
+  /** Sends one message (e.g. a search entry), waiting while the socket is full. */
+  send(message: Buffer): Promise<void>;
+}
+
+/** The final response of an operation; the dispatcher encodes it for the operation's type. */
+export interface Reply extends Result {
+  readonly controls?: readonly Control[];
+  readonly responseName?: string;
+  readonly responseValue?: Buffer;
+  /** For the access log. */
+  readonly entries?: number;
+}

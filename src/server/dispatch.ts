@@ -1,0 +1,69 @@
+/**
+ * One handler per operation, and the one place that turns what a handler returns or throws
+ * into the operation's response: a DirectoryError becomes its result code, an unexpected error
+ * becomes `other` (logged, never a crash), an abandoned operation gets no response.
+ */
+import { DirectoryError, ResultCode } from '../store/index.js';
+import { ProtocolError } from './protocol/index.js';
+import { encodeBindResponse, encodeExtendedResponse, encodeResult, encodeSearchDone, ResponseOp, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from './protocol/index.js';
+import type { Request } from './protocol/types.js';
+import type { OperationContext, Reply } from './context.js';
+import { Abandoned } from './errors.js';
+import { bind } from './handlers/bind.js';
+import { compare } from './handlers/compare.js';
+import { extended } from './handlers/extended.js';
+import { search } from './handlers/search.js';
+import { notYetWritable } from './handlers/writes.js';
+
+/** Requests that get a response, by kind. */
+export type AnsweredRequest = Exclude<Request, { kind: 'unbind' | 'abandon' }>;
+type Handler = (request: never, context: OperationContext) => Promise<Reply>;
+
+const HANDLERS: Record<AnsweredRequest['kind'], Handler> = {
+  bind, search, compare, extended, add: notYetWritable, delete: notYetWritable, modify: notYetWritable, modifyDn: notYetWritable,
+};
+
+/** Controls understood, per operation; an unknown critical control is refused (RFC 4511 4.1.11). */
+const SUPPORTED_CONTROLS: Partial<Record<AnsweredRequest['kind'], readonly string[]>> = {
+  search: [PAGED_RESULTS_OID, MANAGE_DSA_IT_OID],
+};
+
+function unsupportedCriticalControl(request: AnsweredRequest): Reply | undefined {
+  const supported = SUPPORTED_CONTROLS[request.kind] ?? [MANAGE_DSA_IT_OID];
+  const control = request.controls.find((candidate) => candidate.critical && !supported.includes(candidate.type));
+  return control && { code: 12, message: `critical control ${control.type} is not supported` };
+}
+
+function replyForError(error: unknown, context: OperationContext, request: AnsweredRequest): Reply | undefined {
+  if (error instanceof Abandoned) return undefined;
+  if (error instanceof DirectoryError) return { code: error.code, matchedDn: error.matchedDn, message: error.message };
+  if (error instanceof ProtocolError) return { code: ResultCode.protocolError, message: error.message };
+  context.server.log.error({ err: error, conn: context.session.id, op: request.kind, msgid: request.messageId }, 'operation failed');
+  return { code: ResultCode.other, message: 'internal error' };
+}
+
+/** Runs the operation; undefined means no response is due (abandoned). */
+export async function perform(request: AnsweredRequest, context: OperationContext): Promise<Reply | undefined> {
+  try {
+    const refusal = unsupportedCriticalControl(request);
+    if (refusal) return refusal;
+    return await (HANDLERS[request.kind] as (request: AnsweredRequest, context: OperationContext) => Promise<Reply>)(request, context);
+  } catch (error) {
+    return replyForError(error, context, request);
+  }
+}
+
+/** The response message for a reply, in the type the request calls for. */
+export function encodeReply(request: AnsweredRequest, reply: Reply): Buffer {
+  const id = request.messageId;
+  switch (request.kind) {
+    case 'bind': return encodeBindResponse(id, reply);
+    case 'search': return encodeSearchDone(id, reply, reply.controls);
+    case 'extended': return encodeExtendedResponse(id, reply, reply.responseName, reply.responseValue);
+    case 'compare': return encodeResult(id, ResponseOp.compare, reply);
+    case 'add': return encodeResult(id, ResponseOp.add, reply);
+    case 'delete': return encodeResult(id, ResponseOp.delete, reply);
+    case 'modify': return encodeResult(id, ResponseOp.modify, reply);
+    case 'modifyDn': return encodeResult(id, ResponseOp.modifyDn, reply);
+  }
+}

@@ -1,0 +1,8 @@
+/** Search filters: evaluation (three-valued), the index hint for the store, and RFC 4515 text. */
+export type { Filter } from './types.js';
+export { matches, compileFilter, type MatchContext, type FilterTest, type Truth } from './evaluate.js';
+export { indexHint } from './hint.js';
+export { filterToString, escapeFilterValue } from './format.js';
+export { mentionsAttribute } from './attributes.js';
+export { matchingRule, MATCHING_RULES, type MatchingRule } from './rules.js';
+export * as build from './build.js';

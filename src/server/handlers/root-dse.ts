@@ -1,0 +1,49 @@
+/**
+ * The root DSE (base "" scope base): what this server is and supports. Like OpenLDAP, its
+ * attributes are operational: a plain request returns objectClass, `+` or names return the rest.
+ */
+import { ResultCode } from '../../store/index.js';
+import { matches } from '../filter/index.js';
+import { encodeSearchEntry, PAGED_RESULTS_OID } from '../protocol/index.js';
+import type { Request } from '../protocol/types.js';
+import { parseSelection } from '../attributes.js';
+import { WHO_AM_I_OID } from './extended.js';
+import type { OperationContext, Reply } from '../context.js';
+
+type SearchRequest = Extract<Request, { kind: 'search' }>;
+
+const text = (...values: string[]) => values.map((value) => Buffer.from(value, 'utf8'));
+
+async function rootDseEntry(context: OperationContext) {
+  const { store, config, vendorVersion } = context.server;
+  const contexts = new Set([...(await store.suffixes()), config.baseDn]);
+  return {
+    dn: '',
+    attributes: [
+      { name: 'objectClass', values: text('top', 'extensibleObject') },
+      { name: 'namingContexts', values: text(...contexts) },
+      { name: 'supportedLDAPVersion', values: text('3') },
+      { name: 'supportedControl', values: text(PAGED_RESULTS_OID) },
+      { name: 'supportedExtension', values: text(WHO_AM_I_OID) },
+      { name: 'vendorName', values: text('leveldap') },
+      { name: 'vendorVersion', values: text(vendorVersion) },
+    ],
+  };
+}
+
+/** objectClass is a user attribute of the root DSE; the rest are operational. */
+function wanted(name: string, selection: ReturnType<typeof parseSelection>): boolean {
+  const key = name.toLowerCase();
+  if (selection.named.has(key)) return true;
+  return key === 'objectclass' ? selection.allUser : selection.allOperational;
+}
+
+export async function rootDse(request: SearchRequest, context: OperationContext): Promise<Reply> {
+  const entry = await rootDseEntry(context);
+  if (matches(request.filter, entry) !== true) return { code: ResultCode.success, entries: 0 };
+  const selection = parseSelection(request.attributes);
+  const attributes = entry.attributes.filter((attribute) => wanted(attribute.name, selection))
+    .map((attribute) => (request.typesOnly ? { name: attribute.name, values: [] } : attribute));
+  await context.send(encodeSearchEntry(request.messageId, '', attributes));
+  return { code: ResultCode.success, entries: 1 };
+}

@@ -1,0 +1,59 @@
+/** The simple paged results control (RFC 2696) on the search side: reading it and answering it. */
+import { DirectoryError, normalizeDn, ResultCode, type Entry } from '../../store/index.js';
+import { filterToString } from '../filter/index.js';
+import { decodePagedResults, encodePagedResults, PAGED_RESULTS_OID } from '../protocol/index.js';
+import type { Request } from '../protocol/types.js';
+import type { OperationContext, Reply } from '../context.js';
+import type { Matched } from '../paging.js';
+
+type SearchRequest = Extract<Request, { kind: 'search' }>;
+
+export interface Paging {
+  /** Entries per page (the client's size, capped by the server's size limit). */
+  readonly size: number;
+  readonly signature: string;
+  /** The iterator of the search this cookie continues. */
+  readonly resumed?: AsyncGenerator<Entry>;
+  readonly carried: readonly Matched[];
+}
+
+function signatureOf(request: SearchRequest): string {
+  return JSON.stringify([normalizeDn(request.base), request.scope, filterToString(request.filter), request.attributes, request.typesOnly]);
+}
+
+/** The paging state of a search request: none, a new or resumed paged search, or a refusal. */
+export function pagingOf(request: SearchRequest, context: OperationContext, sizeLimit: number): Paging | Reply | undefined {
+  const control = request.controls.find((candidate) => candidate.type === PAGED_RESULTS_OID);
+  if (!control) return undefined;
+  const { size, cookie } = decodePagedResults(control.value ?? Buffer.alloc(0));
+  const signature = signatureOf(request);
+  const pageSize = sizeLimit > 0 ? Math.min(size, sizeLimit) : size;
+  if (cookie.byteLength === 0) return size === 0 ? finished() : { size: pageSize, signature, carried: [] };
+  const open = context.session.paged.take(cookie);
+  if (!open || open.signature !== signature) {
+    throw new DirectoryError('unwillingToPerform', 'paged results cookie is invalid');
+  }
+  if (size === 0) {
+    void open.entries.return(undefined);
+    return finished();
+  }
+  return { size: pageSize, signature, resumed: open.entries, carried: open.carried };
+}
+
+function finished(): Reply {
+  return { code: ResultCode.success, entries: 0, controls: [pagedControl(Buffer.alloc(0))] };
+}
+
+function pagedControl(cookie: Buffer) {
+  return { type: PAGED_RESULTS_OID, critical: false, value: encodePagedResults(0, cookie) };
+}
+
+/** The end of a page: a cookie to continue when more entries remain, an empty one when done. */
+export function pagedReply(
+  context: OperationContext, paging: Paging, more: { source: AsyncGenerator<Entry>; next: Matched } | undefined, sent: number,
+): Reply {
+  const cookie = more
+    ? context.session.paged.keep({ signature: paging.signature, entries: more.source, carried: [more.next] })
+    : Buffer.alloc(0);
+  return { code: ResultCode.success, entries: sent, controls: [pagedControl(cookie)] };
+}

@@ -1,0 +1,102 @@
+/**
+ * Search: base, one, sub and children scopes over the store, candidates narrowed by an index
+ * when the filter allows, every candidate checked by our own filter evaluator, attributes
+ * selected per request, size and time limits (client's and server's), simple paged results,
+ * and abandon.
+ */
+import { DirectoryError, ResultCode, formatDn, normalizeDn, parseDn, type Dn, type Entry } from '../../store/index.js';
+import { indexHint, matches, mentionsAttribute } from '../filter/index.js';
+import { encodeSearchEntry } from '../protocol/index.js';
+import type { Request } from '../protocol/types.js';
+import { canSeePassword, parseSelection, selectAttributes, wantsComputed, type Selection } from '../attributes.js';
+import type { OperationContext, Reply } from '../context.js';
+import { Abandoned } from '../errors.js';
+import { pagingOf, pagedReply, type Paging } from './search-paging.js';
+import type { Matched } from '../paging.js';
+import { rootDse } from './root-dse.js';
+
+export type SearchRequest = Extract<Request, { kind: 'search' }>;
+
+/** The smaller of the client's limit and the server's, 0 meaning none. */
+function effectiveLimit(client: number, server: number): number {
+  if (client === 0) return server;
+  if (server === 0) return client;
+  return Math.min(client, server);
+}
+
+async function requireBase(context: OperationContext, base: Dn): Promise<void> {
+  if (await context.server.store.get(base)) return;
+  const ancestor = await context.server.store.closestAncestorOf(base);
+  throw new DirectoryError('noSuchObject', '', ancestor === undefined ? '' : formatDn(ancestor));
+}
+
+interface Walk {
+  readonly request: SearchRequest;
+  readonly context: OperationContext;
+  readonly selection: Selection;
+  readonly baseKey: string;
+  readonly sizeLimit: number;
+  readonly deadline: number;
+  readonly needsSubordinates: boolean;
+}
+
+async function sendEntry(walk: Walk, { entry, hasSubordinates }: Matched): Promise<void> {
+  const { context, request } = walk;
+  const showPassword = canSeePassword(context.session, normalizeDn(entry.dn));
+  const attributes = selectAttributes(entry, walk.selection, { showPassword, typesOnly: request.typesOnly, hasSubordinates });
+  await context.send(encodeSearchEntry(request.messageId, entry.dn, attributes));
+}
+
+/** The entry with its hasSubordinates (when needed) if it matches the search, else undefined. */
+async function check(walk: Walk, entry: Entry): Promise<Matched | undefined> {
+  if (walk.request.scope === 'children' && normalizeDn(entry.dn) === walk.baseKey) return undefined;
+  const hasSubordinates = walk.needsSubordinates ? await walk.context.server.store.hasChildren(entry.dn) : undefined;
+  return matches(walk.request.filter, entry, { hasSubordinates }) === true ? { entry, hasSubordinates } : undefined;
+}
+
+/** Sends matching entries until the source ends, a limit is hit, or the page is full. */
+async function walkEntries(walk: Walk, source: AsyncGenerator<Entry>, paging: Paging | undefined): Promise<Reply> {
+  let sent = 0;
+  for (const matched of paging?.carried ?? []) {
+    await sendEntry(walk, matched);
+    sent += 1;
+  }
+  for await (const entry of source) {
+    if (walk.context.signal.aborted) throw new Abandoned();
+    if (walk.deadline && performance.now() > walk.deadline) return { code: ResultCode.timeLimitExceeded, entries: sent };
+    const matched = await check(walk, entry);
+    if (!matched) continue;
+    if (paging && sent >= paging.size) return pagedReply(walk.context, paging, { source, next: matched }, sent);
+    if (walk.sizeLimit && sent >= walk.sizeLimit) return { code: ResultCode.sizeLimitExceeded, entries: sent };
+    await sendEntry(walk, matched);
+    sent += 1;
+  }
+  return paging ? pagedReply(walk.context, paging, undefined, sent) : { code: ResultCode.success, entries: sent };
+}
+
+export async function search(request: SearchRequest, context: OperationContext): Promise<Reply> {
+  const { server, session } = context;
+  if (request.base === '' && request.scope === 'base') return rootDse(request, context);
+  if (session.anonymous && !server.config.anonymousRead) {
+    return { code: ResultCode.insufficientAccessRights, message: 'anonymous read is disabled' };
+  }
+  const base = parseDn(request.base);
+  if (base.length === 0) return { code: ResultCode.noSuchObject, message: 'search a naming context (see the root DSE)' };
+  const selection = parseSelection(request.attributes);
+  const limits = server.config.limits;
+  const timeLimit = effectiveLimit(request.timeLimit, session.isAdmin ? 0 : limits.timeLimit);
+  const sizeLimit = effectiveLimit(request.sizeLimit, session.isAdmin ? 0 : limits.sizeLimit);
+  const paging = pagingOf(request, context, sizeLimit);
+  if (paging && 'code' in paging) return paging;
+  const walk: Walk = {
+    request, context, selection, baseKey: normalizeDn(base), sizeLimit: paging ? 0 : sizeLimit,
+    deadline: timeLimit ? performance.now() + timeLimit * 1000 : 0,
+    needsSubordinates: wantsComputed(selection, 'hasSubordinates') || mentionsAttribute(request.filter, 'hasSubordinates'),
+  };
+  if (paging?.resumed) return walkEntries(walk, paging.resumed, paging);
+
+  await requireBase(context, base);
+  const scope = request.scope === 'children' ? 'sub' : request.scope;
+  const source = server.store.search(base, scope, indexHint(request.filter, server.store.indexed));
+  return walkEntries(walk, source, paging);
+}

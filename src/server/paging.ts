@@ -1,0 +1,55 @@
+/**
+ * Simple paged results (RFC 2696): a search's iterator stays open between pages, under an
+ * opaque random cookie bound to the connection and to the search it was issued for.
+ */
+import { randomBytes } from 'node:crypto';
+import type { Entry } from '../store/index.js';
+
+/** An entry that matched, with its computed hasSubordinates when that was needed. */
+export interface Matched {
+  readonly entry: Entry;
+  readonly hasSubordinates?: boolean;
+}
+
+export interface PagedSearch {
+  /** base, scope, filter and attributes of the search; a cookie only continues the same search. */
+  readonly signature: string;
+  readonly entries: AsyncGenerator<Entry>;
+  /** The entry that matched but did not fit the previous page. */
+  readonly carried: readonly Matched[];
+}
+
+export class PagedSearches {
+  private readonly open = new Map<string, PagedSearch>();
+
+  constructor(private readonly limit: number) {}
+
+  /** Keeps a search for its next page and returns the cookie; the oldest is dropped past the limit. */
+  keep(search: PagedSearch): Buffer {
+    if (this.open.size >= this.limit) {
+      const [oldest] = this.open.keys();
+      this.release(oldest!);
+    }
+    const cookie = randomBytes(12);
+    this.open.set(cookie.toString('hex'), search);
+    return cookie;
+  }
+
+  /** The search a cookie continues, removed from the open set (it is kept again if more remain). */
+  take(cookie: Buffer): PagedSearch | undefined {
+    const key = cookie.toString('hex');
+    const search = this.open.get(key);
+    this.open.delete(key);
+    return search;
+  }
+
+  release(key: string): void {
+    const search = this.open.get(key);
+    this.open.delete(key);
+    void search?.entries.return(undefined);
+  }
+
+  releaseAll(): void {
+    for (const key of [...this.open.keys()]) this.release(key);
+  }
+}

@@ -1,0 +1,297 @@
+/**
+ * LDAPMessage requests (RFC 4511 section 4) from BER frames. Strings (DNs included, unparsed)
+ * are UTF-8; values stay Buffers, as views into the frame. Anything malformed throws
+ * ProtocolError, with the message ID when it was readable.
+ */
+import { isUtf8 } from 'node:buffer';
+import type { BindAuthentication, Change, Control, Request, Scope } from './types.js';
+import { decodeFilter } from './decode-filter.js';
+import { ProtocolError } from './errors.js';
+import { asProtocolError, BerInput, hex } from './reader.js';
+import { elementEnd, found, integerAt } from './tlv.js';
+
+const Tag = {
+  Boolean: 0x01,
+  Integer: 0x02,
+  OctetString: 0x04,
+  Enumerated: 0x0a,
+  Sequence: 0x30,
+  Set: 0x31,
+  Controls: 0xa0,
+  SimplePassword: 0x80,
+  Sasl: 0xa3,
+  NewSuperior: 0x80,
+  ExtendedName: 0x80,
+  ExtendedValue: 0x81,
+} as const;
+
+/** The protocolOp tags of requests. */
+export const RequestOp = {
+  bind: 0x60,
+  unbind: 0x42,
+  search: 0x63,
+  modify: 0x66,
+  add: 0x68,
+  delete: 0x4a,
+  modifyDn: 0x6c,
+  compare: 0x6e,
+  abandon: 0x50,
+  extended: 0x77,
+} as const;
+
+type DistributiveOmit<T, K extends PropertyKey> = T extends unknown ? Omit<T, K> : never;
+/** A request without its envelope (message ID and controls). */
+type Operation = DistributiveOmit<Request, 'messageId' | 'controls'>;
+type Attribute = { readonly name: string; readonly values: readonly Buffer[] };
+
+const NO_CONTROLS: readonly Control[] = Object.freeze([]);
+const SCOPES: readonly Scope[] = ['base', 'one', 'sub', 'children'];
+const CHANGE_OPS: readonly Change['op'][] = ['add', 'delete', 'replace', 'increment'];
+const MAX_DEREF_ALIASES = 3;
+
+const OPERATIONS = new Map<number, (input: BerInput) => Operation>([
+  [RequestOp.bind, decodeBind],
+  [RequestOp.unbind, decodeUnbind],
+  [RequestOp.search, decodeSearch],
+  [RequestOp.modify, decodeModify],
+  [RequestOp.add, decodeAdd],
+  [RequestOp.delete, decodeDelete],
+  [RequestOp.modifyDn, decodeModifyDn],
+  [RequestOp.compare, decodeCompare],
+  [RequestOp.abandon, decodeAbandon],
+  [RequestOp.extended, decodeExtended],
+]);
+
+/** Decodes one LDAPMessage frame (as returned by FrameReader) into a request. */
+export function decodeRequest(frame: Buffer): Request {
+  let messageId: number | undefined;
+  try {
+    const input = new BerInput(frame);
+    const outer = input.enter(Tag.Sequence, 'LDAPMessage');
+    messageId = input.count(Tag.Integer, 'messageID');
+    const operation = decodeOperation(input);
+    const controls = input.peek() === Tag.Controls ? decodeControls(input) : NO_CONTROLS;
+    input.leave(outer, 'LDAPMessage');
+    input.finish('LDAPMessage');
+    return { messageId, controls, ...operation };
+  } catch (error) {
+    throw asProtocolError(error, messageId);
+  }
+}
+
+function decodeOperation(input: BerInput): Operation {
+  const tag = input.peek();
+  if (tag === undefined) throw new ProtocolError('protocolOp: missing');
+  const decode = OPERATIONS.get(tag);
+  if (decode === undefined) throw new ProtocolError(`protocolOp: unknown or not a request, tag 0x${hex(tag)}`);
+  return decode(input);
+}
+
+function decodeBind(input: BerInput): Operation {
+  const outer = input.enter(RequestOp.bind, 'BindRequest');
+  const version = input.integer(Tag.Integer, 'bind version');
+  const name = input.string(Tag.OctetString, 'bind name');
+  const authentication = decodeAuthentication(input);
+  input.leave(outer, 'BindRequest');
+  return { kind: 'bind', version, name, authentication };
+}
+
+function decodeAuthentication(input: BerInput): BindAuthentication {
+  const tag = input.peek();
+  if (tag === Tag.SimplePassword) return { method: 'simple', password: input.octets(tag, 'bind password') };
+  if (tag === Tag.Sasl) return decodeSasl(input);
+  if (tag === undefined) throw new ProtocolError('bind authentication: missing');
+  throw new ProtocolError(`bind authentication: unsupported choice 0x${hex(tag)}`);
+}
+
+function decodeSasl(input: BerInput): BindAuthentication {
+  const outer = input.enter(Tag.Sasl, 'SaslCredentials');
+  const mechanism = input.string(Tag.OctetString, 'SASL mechanism');
+  const credentials = input.peek() === Tag.OctetString ? input.octets(Tag.OctetString, 'SASL credentials') : undefined;
+  input.leave(outer, 'SaslCredentials');
+  return credentials === undefined ? { method: 'sasl', mechanism } : { method: 'sasl', mechanism, credentials };
+}
+
+function decodeUnbind(input: BerInput): Operation {
+  const content = input.octets(RequestOp.unbind, 'UnbindRequest');
+  if (content.length !== 0) throw new ProtocolError('UnbindRequest: NULL must be empty');
+  return { kind: 'unbind' };
+}
+
+function decodeSearch(input: BerInput): Operation {
+  const outer = input.enter(RequestOp.search, 'SearchRequest');
+  const base = input.string(Tag.OctetString, 'search baseObject');
+  const scope = decodeScope(input);
+  const derefAliases = input.integer(Tag.Enumerated, 'search derefAliases');
+  if (derefAliases < 0 || derefAliases > MAX_DEREF_ALIASES) throw new ProtocolError(`search derefAliases: ${derefAliases} is not defined`);
+  const sizeLimit = input.count(Tag.Integer, 'search sizeLimit');
+  const timeLimit = input.count(Tag.Integer, 'search timeLimit');
+  const typesOnly = input.boolean(Tag.Boolean, 'search typesOnly');
+  const filter = decodeFilter(input);
+  const attributes = decodeStrings(input, Tag.Sequence, 'search attributes');
+  input.leave(outer, 'SearchRequest');
+  return { kind: 'search', base, scope, derefAliases, sizeLimit, timeLimit, typesOnly, filter, attributes };
+}
+
+function decodeScope(input: BerInput): Scope {
+  const value = input.integer(Tag.Enumerated, 'search scope');
+  const scope = SCOPES[value];
+  if (scope === undefined) throw new ProtocolError(`search scope: ${value} is not defined`);
+  return scope;
+}
+
+function decodeModify(input: BerInput): Operation {
+  const outer = input.enter(RequestOp.modify, 'ModifyRequest');
+  const dn = input.string(Tag.OctetString, 'modify object');
+  const list = input.enter(Tag.Sequence, 'modify changes');
+  const changes: Change[] = [];
+  while (input.peek() !== undefined) changes.push(decodeChange(input));
+  input.leave(list, 'modify changes');
+  input.leave(outer, 'ModifyRequest');
+  return { kind: 'modify', dn, changes };
+}
+
+function decodeChange(input: BerInput): Change {
+  const outer = input.enter(Tag.Sequence, 'modify change');
+  const value = input.integer(Tag.Enumerated, 'modify operation');
+  const op = CHANGE_OPS[value];
+  if (op === undefined) throw new ProtocolError(`modify operation: ${value} is not defined`);
+  const { name, values } = decodeAttribute(input, 'modification');
+  input.leave(outer, 'modify change');
+  return { op, attribute: name, values };
+}
+
+function decodeAdd(input: BerInput): Operation {
+  const outer = input.enter(RequestOp.add, 'AddRequest');
+  const dn = input.string(Tag.OctetString, 'add entry');
+  const list = input.enter(Tag.Sequence, 'add attributes');
+  const attributes: Attribute[] = [];
+  while (input.peek() !== undefined) attributes.push(decodeAddAttribute(input));
+  input.leave(list, 'add attributes');
+  input.leave(outer, 'AddRequest');
+  return { kind: 'add', dn, attributes };
+}
+
+/** An Attribute of an AddRequest must have at least one value (RFC 4511 4.1.7). */
+function decodeAddAttribute(input: BerInput): Attribute {
+  const attribute = decodeAttribute(input, 'add attribute');
+  if (attribute.values.length === 0) throw new ProtocolError(`add attribute ${attribute.name}: no values`);
+  return attribute;
+}
+
+/** PartialAttribute ::= SEQUENCE { type AttributeDescription, vals SET OF value AttributeValue } */
+function decodeAttribute(input: BerInput, what: string): Attribute {
+  const outer = input.enter(Tag.Sequence, what);
+  const name = input.string(Tag.OctetString, `${what} type`);
+  const set = input.enter(Tag.Set, `${what} values`);
+  const values: Buffer[] = [];
+  while (input.peek() !== undefined) values.push(input.octets(Tag.OctetString, `${what} value`));
+  input.leave(set, `${what} values`);
+  input.leave(outer, what);
+  return { name, values };
+}
+
+function decodeDelete(input: BerInput): Operation {
+  return { kind: 'delete', dn: input.string(RequestOp.delete, 'DelRequest') };
+}
+
+function decodeModifyDn(input: BerInput): Operation {
+  const outer = input.enter(RequestOp.modifyDn, 'ModifyDNRequest');
+  const dn = input.string(Tag.OctetString, 'modifyDN entry');
+  const newRdn = input.string(Tag.OctetString, 'modifyDN newrdn');
+  const deleteOldRdn = input.boolean(Tag.Boolean, 'modifyDN deleteoldrdn');
+  const newSuperior = input.peek() === Tag.NewSuperior ? input.string(Tag.NewSuperior, 'modifyDN newSuperior') : undefined;
+  input.leave(outer, 'ModifyDNRequest');
+  const request = { kind: 'modifyDn', dn, newRdn, deleteOldRdn } as const;
+  return newSuperior === undefined ? request : { ...request, newSuperior };
+}
+
+function decodeCompare(input: BerInput): Operation {
+  const outer = input.enter(RequestOp.compare, 'CompareRequest');
+  const dn = input.string(Tag.OctetString, 'compare entry');
+  const ava = input.enter(Tag.Sequence, 'compare ava');
+  const attribute = input.string(Tag.OctetString, 'compare attributeDesc');
+  const value = input.octets(Tag.OctetString, 'compare assertionValue');
+  input.leave(ava, 'compare ava');
+  input.leave(outer, 'CompareRequest');
+  return { kind: 'compare', dn, attribute, value };
+}
+
+function decodeAbandon(input: BerInput): Operation {
+  return { kind: 'abandon', abandonId: input.count(RequestOp.abandon, 'AbandonRequest') };
+}
+
+function decodeExtended(input: BerInput): Operation {
+  const outer = input.enter(RequestOp.extended, 'ExtendedRequest');
+  const oid = input.string(Tag.ExtendedName, 'extended requestName');
+  const value = input.peek() === Tag.ExtendedValue ? input.octets(Tag.ExtendedValue, 'extended requestValue') : undefined;
+  input.leave(outer, 'ExtendedRequest');
+  return value === undefined ? { kind: 'extended', oid } : { kind: 'extended', oid, value };
+}
+
+/** A SEQUENCE OF LDAPString. */
+function decodeStrings(input: BerInput, tag: number, what: string): string[] {
+  const outer = input.enter(tag, what);
+  const strings: string[] = [];
+  while (input.peek() !== undefined) strings.push(input.string(Tag.OctetString, what));
+  input.leave(outer, what);
+  return strings;
+}
+
+/** Controls ::= [0] SEQUENCE OF control Control */
+function decodeControls(input: BerInput): Control[] {
+  const outer = input.enter(Tag.Controls, 'controls');
+  const controls: Control[] = [];
+  while (input.peek() !== undefined) controls.push(decodeControl(input));
+  input.leave(outer, 'controls');
+  return controls;
+}
+
+/** Control ::= SEQUENCE { controlType LDAPOID, criticality BOOLEAN DEFAULT FALSE, controlValue OCTET STRING OPTIONAL } */
+function decodeControl(input: BerInput): Control {
+  const outer = input.enter(Tag.Sequence, 'control');
+  const type = input.string(Tag.OctetString, 'controlType');
+  const critical = input.peek() === Tag.Boolean ? input.boolean(Tag.Boolean, 'control criticality') : false;
+  const value = input.peek() === Tag.OctetString ? input.octets(Tag.OctetString, 'controlValue') : undefined;
+  input.leave(outer, 'control');
+  return value === undefined ? { type, critical } : { type, critical, value };
+}
+
+export interface SimpleBind {
+  readonly messageId: number;
+  readonly version: number;
+  readonly name: string;
+  readonly password: Buffer;
+}
+
+/**
+ * The fast path for the hottest request: a simple BindRequest without controls, recognised
+ * by walking the bytes once. Returns undefined for anything else (other requests, SASL binds,
+ * binds with controls, malformed frames); for those, call {@link decodeRequest}. When it
+ * returns a value, decodeRequest would return the same bind.
+ */
+export function decodeSimpleBind(frame: Buffer): SimpleBind | undefined {
+  const end = frame.length;
+  if (elementEnd(frame, 0, end, Tag.Sequence) !== end) return undefined;
+  const idEnd = elementEnd(frame, found.start, end, Tag.Integer);
+  const messageId = idEnd < 0 ? undefined : integerAt(frame, found.start, idEnd);
+  if (messageId === undefined || messageId < 0) return undefined;
+  const bindEnd = elementEnd(frame, idEnd, end, RequestOp.bind);
+  const bindStart = found.start;
+  if (bindEnd < 0 || !noControlsAfter(frame, bindEnd)) return undefined;
+  const versionEnd = elementEnd(frame, bindStart, bindEnd, Tag.Integer);
+  const version = versionEnd < 0 ? undefined : integerAt(frame, found.start, versionEnd);
+  if (version === undefined) return undefined;
+  const nameEnd = elementEnd(frame, versionEnd, bindEnd, Tag.OctetString);
+  if (nameEnd < 0) return undefined;
+  const nameBytes = frame.subarray(found.start, nameEnd);
+  if (elementEnd(frame, nameEnd, bindEnd, Tag.SimplePassword) !== bindEnd || !isUtf8(nameBytes)) return undefined;
+  return { messageId, version, name: nameBytes.toString('utf8'), password: frame.subarray(found.start, bindEnd) };
+}
+
+/** The frame ends at `pos`, or holds only an empty controls sequence after it. */
+function noControlsAfter(frame: Buffer, pos: number): boolean {
+  const end = frame.length;
+  if (pos === end) return true;
+  return elementEnd(frame, pos, end, Tag.Controls) === end && found.start === end;
+}

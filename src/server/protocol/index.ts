@@ -1,0 +1,18 @@
+/** The LDAP wire layer: framing, request decoding, response encoding, control values. */
+export type { BindAuthentication, Change, Control, Request, Result, Scope } from './types.js';
+export { FrameError, ProtocolError, type FrameErrorKind } from './errors.js';
+export { DEFAULT_MAX_FRAME_BYTES, FrameReader, type FrameReaderOptions } from './framing.js';
+export { decodeRequest, decodeSimpleBind, RequestOp, type SimpleBind } from './decode.js';
+export { MAX_FILTER_DEPTH, MAX_FILTER_ELEMENTS } from './decode-filter.js';
+export {
+  encodeBindResponse,
+  encodeExtendedResponse,
+  encodeNoticeOfDisconnection,
+  encodeResult,
+  encodeSearchDone,
+  encodeSearchEntry,
+  NOTICE_OF_DISCONNECTION_OID,
+  ResponseOp,
+  type EntryAttribute,
+} from './encode.js';
+export { decodePagedResults, encodePagedResults, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID, type PagedResults } from './controls.js';

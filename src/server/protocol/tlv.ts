@@ -1,0 +1,82 @@
+/**
+ * Byte-level BER helpers for the two hot paths, which skip @ldapjs/asn1: recognising a simple
+ * BindRequest, and encoding a search entry in one exactly-sized buffer. They follow the same
+ * rules as {@link BerInput}: definite lengths of at most four length octets, integers of one to
+ * four octets.
+ */
+
+/** Where the content of the element found last by {@link elementEnd} starts. */
+export const found = { start: 0 };
+
+/**
+ * If an element with `tag` starts at `pos` and lies within `end`: where its content ends (its
+ * content starts at `found.start`). Otherwise -1.
+ */
+export function elementEnd(buffer: Buffer, pos: number, end: number, tag: number): number {
+  if (pos + 2 > end || buffer[pos] !== tag) return -1;
+  const first = buffer[pos + 1]!;
+  let start = pos + 2;
+  let length = first;
+  if (first >= 0x80) {
+    const count = first & 0x7f;
+    if (count === 0 || count > 4 || start + count > end) return -1;
+    length = 0;
+    for (let i = 0; i < count; i++) length = length * 256 + buffer[start + i]!;
+    start += count;
+  }
+  if (start + length > end) return -1;
+  found.start = start;
+  return start + length;
+}
+
+/** A two's complement integer of one to four octets in buffer[start, end), else undefined. */
+export function integerAt(buffer: Buffer, start: number, end: number): number | undefined {
+  const size = end - start;
+  if (size < 1 || size > 4) return undefined;
+  let value = (buffer[start]! << 24) >> 24;
+  for (let i = start + 1; i < end; i++) value = value * 256 + buffer[i]!;
+  return value;
+}
+
+/** The octets that encode `length` (1 for the short form, up to 5). */
+export function lengthSize(length: number): number {
+  if (length < 0x80) return 1;
+  if (length <= 0xff) return 2;
+  if (length <= 0xffff) return 3;
+  if (length <= 0xffffff) return 4;
+  return 5;
+}
+
+/** The size of a whole element (one-octet tag) whose content is `length` octets. */
+export function elementSize(length: number): number {
+  return 1 + lengthSize(length) + length;
+}
+
+/** Writes a tag and a (minimal, definite) length at `pos`; returns where the content starts. */
+export function writeHeader(buffer: Buffer, pos: number, tag: number, length: number): number {
+  buffer[pos++] = tag;
+  if (length < 0x80) {
+    buffer[pos++] = length;
+    return pos;
+  }
+  const size = lengthSize(length) - 1;
+  buffer[pos++] = 0x80 | size;
+  for (let shift = (size - 1) * 8; shift >= 0; shift -= 8) buffer[pos++] = (length >>> shift) & 0xff;
+  return pos;
+}
+
+/** The content octets of a minimal two's complement encoding of a non-negative int32. */
+export function integerSize(value: number): number {
+  if (value < 0x80) return 1;
+  if (value < 0x8000) return 2;
+  if (value < 0x800000) return 3;
+  return 4;
+}
+
+/** Writes a non-negative int32 as an INTEGER element (tag `tag`); returns the position after it. */
+export function writeInteger(buffer: Buffer, pos: number, tag: number, value: number): number {
+  const size = integerSize(value);
+  pos = writeHeader(buffer, pos, tag, size);
+  for (let shift = (size - 1) * 8; shift >= 0; shift -= 8) buffer[pos++] = (value >>> shift) & 0xff;
+  return pos;
+}

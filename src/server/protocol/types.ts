@@ -1,0 +1,60 @@
+/** LDAPv3 requests (RFC 4511) as the server sees them after decoding. Strings are UTF-8. */
+import type { Filter } from '../filter/types.js';
+
+export interface Control {
+  readonly type: string;
+  readonly critical: boolean;
+  readonly value?: Buffer;
+}
+
+interface RequestBase {
+  readonly messageId: number;
+  readonly controls: readonly Control[];
+}
+
+export type Scope = 'base' | 'one' | 'sub' | 'children';
+
+export interface Change {
+  readonly op: 'add' | 'delete' | 'replace' | 'increment';
+  readonly attribute: string;
+  readonly values: readonly Buffer[];
+}
+
+export type BindAuthentication =
+  | { readonly method: 'simple'; readonly password: Buffer }
+  | { readonly method: 'sasl'; readonly mechanism: string; readonly credentials?: Buffer };
+
+export type Request =
+  | (RequestBase & { readonly kind: 'bind'; readonly version: number; readonly name: string; readonly authentication: BindAuthentication })
+  | (RequestBase & { readonly kind: 'unbind' })
+  | (RequestBase & {
+      readonly kind: 'search';
+      readonly base: string;
+      readonly scope: Scope;
+      readonly derefAliases: number;
+      readonly sizeLimit: number;
+      readonly timeLimit: number;
+      readonly typesOnly: boolean;
+      readonly filter: Filter;
+      readonly attributes: readonly string[];
+    })
+  | (RequestBase & { readonly kind: 'compare'; readonly dn: string; readonly attribute: string; readonly value: Buffer })
+  | (RequestBase & { readonly kind: 'abandon'; readonly abandonId: number })
+  | (RequestBase & { readonly kind: 'extended'; readonly oid: string; readonly value?: Buffer })
+  | (RequestBase & { readonly kind: 'add'; readonly dn: string; readonly attributes: readonly { readonly name: string; readonly values: readonly Buffer[] }[] })
+  | (RequestBase & { readonly kind: 'delete'; readonly dn: string })
+  | (RequestBase & { readonly kind: 'modify'; readonly dn: string; readonly changes: readonly Change[] })
+  | (RequestBase & {
+      readonly kind: 'modifyDn';
+      readonly dn: string;
+      readonly newRdn: string;
+      readonly deleteOldRdn: boolean;
+      readonly newSuperior?: string;
+    });
+
+/** The result part of every response (RFC 4511 4.1.9). */
+export interface Result {
+  readonly code: number;
+  readonly matchedDn?: string;
+  readonly message?: string;
+}

@@ -49,7 +49,7 @@ describe('DN parsing (RFC 4514)', () => {
 
 describe('DN formatting and normalization', () => {
   test('escaping round-trips', () => {
-    for (const value of ['a,b', ' lead', 'trail ', '#x', 'q"uote', 'back\\slash', 'plus+', 'ctl\u0001', 'é 日本']) {
+    for (const value of [' ', '  ', 'a,b', ' lead', 'trail ', '#x', 'q"uote', 'back\\slash', 'plus+', 'ctl\u0001', 'é 日本']) {
       const dn = `cn=${escapeValue(value)},o=x`;
       assert.equal(parseDn(dn)[0]![0]!.value, value, dn);
       assert.equal(formatDn(parseDn(dn)), dn);

@@ -705,3 +705,12 @@ describe('readLdif with onError (import --continue-on-error)', () => {
     assert.deepEqual(errors.map((error) => error.line), [5, 8]);
   });
 });
+
+test('a stray continuation line is reported with onError and the records around it are kept', async () => {
+  const text = ['dn: cn=a,o=x', 'cn: a', '', ' stray continuation', 'more: x', '', 'dn: cn=b,o=x', 'cn: b', ''].join('\n');
+  const errors: LdifError[] = [];
+  const dns: string[] = [];
+  for await (const record of readLdif([text], { onError: (error) => errors.push(error) })) dns.push(record.dn);
+  assert.deepEqual(dns, ['cn=a,o=x', 'cn=b,o=x']);
+  assert.deepEqual(errors.map((error) => error.line), [4]);
+});

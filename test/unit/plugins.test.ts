@@ -41,6 +41,29 @@ describe('scheme plugins', () => {
     await assert.rejects(loadSchemePlugin(registry, fixturePath('plugins', 'ssha3.mjs')), /already registered/);
   });
 
+  test('a scheme that is a class instance keeps its methods', async () => {
+    class Reversed {
+      readonly names = ['REVERSED'];
+      readonly description = 'test only';
+      async encode(password: Uint8Array) { return `{REVERSED}${Buffer.from(password).reverse().toString()}`; }
+      async verify(password: Uint8Array, value: string) { return Buffer.from(password).reverse().toString() === value; }
+    }
+    const registry = createRegistry();
+    registry.register(new Reversed(), 'test');
+    const stored = await registry.encode('REVERSED', Buffer.from('abc'));
+    assert.equal(stored, '{REVERSED}cba');
+    assert.equal((await registry.verify(Buffer.from('abc'), stored)).status, 'match');
+  });
+
+  test('an iteration limit that is not a positive whole number is refused', () => {
+    assert.throws(() => createRegistry({ maxIterations: Number.NaN }), SchemeError);
+    assert.throws(() => createRegistry({ maxIterations: 0 }), SchemeError);
+  });
+
+  test('a scheme whose fixed cost is above the limit cannot write', async () => {
+    await assert.rejects(createRegistry({ maxIterations: 5000 }).encode('PKCS5S2', Buffer.from('x')), /refuses to verify/);
+  });
+
   test('register() validates names and params of a scheme object', () => {
     const registry = createRegistry();
     const verify = async () => false;

@@ -180,3 +180,49 @@ describe('BulkLoader', () => {
     await dir.remove();
   });
 });
+
+describe('review regressions', () => {
+  test('presence finds values that start beyond the BMP, once per entry', async () => {
+    const dir = await tempDir();
+    const store = await DirectoryStore.open(dir.path);
+    await store.add(BASE, { allowNewSuffix: true });
+    await store.add(entry('cn=emoji,dc=example,dc=com', { objectClass: 'person', cn: 'emoji', sn: ['😀 smile', 'plain', 'zzz'] }));
+    await store.add(entry('cn=plain,dc=example,dc=com', { objectClass: 'person', cn: 'plain', sn: 'plain' }));
+    const found = await collect(store.search('dc=example,dc=com', 'sub', { present: 'sn' }));
+    assert.deepEqual(found.sort(), ['cn=emoji,dc=example,dc=com', 'cn=plain,dc=example,dc=com']);
+    await store.close();
+    await dir.remove();
+  });
+
+  test('a bulk load sees the batch still being written: no duplicate slips through, no parent looks missing', async () => {
+    const dir = await tempDir();
+    const store = await DirectoryStore.open(dir.path);
+    const loader = new BulkLoader(store, { batchEntries: 5 });
+    assert.deepEqual(await loader.addAll([BASE, PEOPLE]), [undefined, undefined]);
+    for (let n = 0; n < 40; n += 1) {
+      const results = await loader.addAll([person(n), person(n)]);
+      assert.equal(results[0], undefined, `user.${n} added`);
+      assert.ok(results[1] instanceof DirectoryError && results[1].code === 68, `the second user.${n} is a duplicate`);
+    }
+    await loader.finish();
+    await store.close();
+    await dir.remove();
+  });
+
+  test('only the first parentless entry of a load starts a naming context; a typo is a missing parent', async () => {
+    const dir = await tempDir();
+    const store = await DirectoryStore.open(dir.path);
+    const loader = new BulkLoader(store);
+    const typo = entry('uid=b,ou=Peopel,dc=exmaple,dc=com', { objectClass: 'account', uid: 'b' });
+    const [base, stray] = await loader.addAll([BASE, typo]);
+    assert.equal(base, undefined);
+    assert.ok(stray instanceof DirectoryError && stray.code === 32);
+    const listed = new BulkLoader(store, { suffixes: ['o=Other'] });
+    assert.deepEqual(await listed.addAll([entry('o=Other', { objectClass: 'organization', o: 'Other' })]), [undefined]);
+    await listed.finish();
+    await loader.finish();
+    assert.deepEqual((await store.suffixes()).sort(), ['dc=example,dc=com', 'o=Other']);
+    await store.close();
+    await dir.remove();
+  });
+});

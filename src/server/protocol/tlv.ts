@@ -1,8 +1,8 @@
 /**
- * Byte-level BER helpers for the two hot paths, which skip @ldapjs/asn1: recognising a simple
- * BindRequest, and encoding a search entry in one exactly-sized buffer. They follow the same
- * rules as {@link BerInput}: definite lengths of at most four length octets, integers of one to
- * four octets.
+ * Byte-level BER helpers for the hot paths, which skip @ldapjs/asn1: recognising a simple
+ * BindRequest, and encoding responses into one exactly-sized buffer. They follow the same rules
+ * as {@link BerInput}: definite lengths of at most four length octets, integers of one to four
+ * octets.
  */
 
 /** Where the content of the element found last by {@link elementEnd} starts. */
@@ -79,4 +79,39 @@ export function writeInteger(buffer: Buffer, pos: number, tag: number, value: nu
   pos = writeHeader(buffer, pos, tag, size);
   for (let shift = (size - 1) * 8; shift >= 0; shift -= 8) buffer[pos++] = (value >>> shift) & 0xff;
   return pos;
+}
+
+/** Strings this short are measured and copied in JavaScript (cheaper than a native call). */
+const SHORT_STRING = 64;
+/** Values this short are copied byte by byte (cheaper than TypedArray.set). */
+const SHORT_VALUE = 16;
+
+/** The UTF-8 byte length of `value`. */
+export function stringLength(value: string): number {
+  const length = value.length;
+  if (length > SHORT_STRING) return Buffer.byteLength(value);
+  for (let i = 0; i < length; i++) if (value.charCodeAt(i) >= 0x80) return Buffer.byteLength(value);
+  return length;
+}
+
+/** Writes a string element of `length` UTF-8 bytes (from {@link stringLength}); returns the position after it. */
+export function writeString(buffer: Buffer, pos: number, tag: number, value: string, length: number): number {
+  pos = writeHeader(buffer, pos, tag, length);
+  if (length === value.length && length <= SHORT_STRING) {
+    for (let i = 0; i < length; i++) buffer[pos + i] = value.charCodeAt(i);
+    return pos + length;
+  }
+  return pos + buffer.write(value, pos, length, 'utf8');
+}
+
+/** Writes an element whose content is `value`; returns the position after it. */
+export function writeOctets(buffer: Buffer, pos: number, tag: number, value: Uint8Array): number {
+  const length = value.length;
+  pos = writeHeader(buffer, pos, tag, length);
+  if (length <= SHORT_VALUE) {
+    for (let i = 0; i < length; i++) buffer[pos + i] = value[i]!;
+  } else {
+    buffer.set(value, pos);
+  }
+  return pos + length;
 }

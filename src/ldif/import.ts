@@ -17,6 +17,8 @@ export interface ImportOptions {
   readonly continueOnError: boolean;
   /** creatorsName/modifiersName for entries that do not carry them. */
   readonly actor?: string;
+  /** Entries without a parent that may start a naming context (see BulkLoader). */
+  readonly suffixes?: readonly string[];
   /** Called after each stored entry. */
   readonly onEntry?: () => void;
   /** Called for each skipped entry (only with continueOnError). */
@@ -78,7 +80,7 @@ class Importer {
   private readonly loader: BulkLoader;
 
   constructor(store: DirectoryStore, private readonly options: ImportOptions) {
-    this.loader = new BulkLoader(store, { actor: options.actor ?? '' });
+    this.loader = new BulkLoader(store, { actor: options.actor ?? '', suffixes: options.suffixes });
   }
 
   skip(problem: ImportProblem): void {

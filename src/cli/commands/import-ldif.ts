@@ -18,6 +18,7 @@ interface ImportArgs extends SchemeOptions, DataOptions {
   'continue-on-error': boolean;
   'allow-clear': boolean;
   'admin-dn': string;
+  suffix?: string[];
 }
 
 function builder(yargs: Argv): Argv<ImportArgs> {
@@ -27,7 +28,8 @@ function builder(yargs: Argv): Argv<ImportArgs> {
     .option('iterations', { type: 'number', requiresArg: true, describe: 'iterations for the import scheme' })
     .option('continue-on-error', { type: 'boolean', default: false, describe: 'skip entries that cannot be imported, count them, exit 1' })
     .option('allow-clear', { type: 'boolean', default: false, describe: 'allow --scheme CLEAR (passwords stored in clear)' })
-    .option('admin-dn', { type: 'string', default: DEFAULT_ADMIN_DN, describe: 'creatorsName of imported entries that lack one' }) as Argv<ImportArgs>;
+    .option('admin-dn', { type: 'string', default: DEFAULT_ADMIN_DN, describe: 'creatorsName of imported entries that lack one' })
+    .option('suffix', { type: 'string', array: true, requiresArg: true, describe: 'an entry without a parent that may start a naming context (repeatable)' }) as Argv<ImportArgs>;
 }
 
 /** yargs hands a lone "-" over as "". */
@@ -73,7 +75,7 @@ async function handler(args: ImportArgs): Promise<void> {
   let imported = 0;
   try {
     const result = await importLdif(store, counted(input, progress), {
-      hash: { registry, scheme, params }, continueOnError: args['continue-on-error'], actor: args['admin-dn'],
+      hash: { registry, scheme, params }, continueOnError: args['continue-on-error'], actor: args['admin-dn'], suffixes: args.suffix,
       onEntry: () => { imported += 1; progress.entry(); },
       onSkip: (problem: ImportProblem) => process.stderr.write(`leveldap: skipped ${problem.message}\n`),
     });

@@ -1,7 +1,7 @@
 /**
  * The part of @ldapjs/asn1 2.0.0 (CommonJS, no types of its own) that the wire layer uses.
  * Reader methods throw plain Errors (not ProtocolError) on a wrong tag, an indefinite length or
- * more than four length bytes, and return null when the buffer ends early.
+ * more than four length octets, and return null when the buffer ends early.
  */
 declare module '@ldapjs/asn1' {
   namespace asn1 {
@@ -21,15 +21,12 @@ declare module '@ldapjs/asn1' {
     }
 
     class BerWriter {
-      constructor(options?: { size?: number; growthFactor?: number });
+      constructor(options?: { size?: number });
       /** The bytes written so far (a view of the writer's backing buffer). */
       readonly buffer: Buffer;
       startSequence(tag?: number): void;
       endSequence(): void;
       writeInt(value: number, tag?: number): void;
-      writeEnumeration(value: number, tag?: number): void;
-      writeBoolean(value: boolean, tag?: number): void;
-      writeString(value: string, tag?: number): void;
       writeBuffer(value: Buffer, tag: number): void;
     }
   }

@@ -75,6 +75,7 @@ export function integerSize(value: number): number {
 
 /** Writes a non-negative int32 as an INTEGER element (tag `tag`); returns the position after it. */
 export function writeInteger(buffer: Buffer, pos: number, tag: number, value: number): number {
+  if (!Number.isInteger(value) || value < 0 || value > 0x7fffffff) throw new RangeError(`not an integer in 0..2^31-1: ${value}`);
   const size = integerSize(value);
   pos = writeHeader(buffer, pos, tag, size);
   for (let shift = (size - 1) * 8; shift >= 0; shift -= 8) buffer[pos++] = (value >>> shift) & 0xff;

@@ -61,13 +61,24 @@ async function walkEntries(walk: Walk, source: AsyncGenerator<Entry>, paging: Pa
     await sendEntry(walk, matched);
     sent += 1;
   }
-  for await (const entry of source) {
-    if (walk.context.signal.aborted) throw new Abandoned();
-    if (walk.deadline && performance.now() > walk.deadline) return { code: ResultCode.timeLimitExceeded, entries: sent };
+  // Iterated by hand: leaving a for-await loop would close the source, which a paged search keeps.
+  for (let next = await source.next(); !next.done; next = await source.next()) {
+    const entry = next.value;
+    if (walk.context.signal.aborted) {
+      await source.return(undefined);
+      throw new Abandoned();
+    }
+    if (walk.deadline && performance.now() > walk.deadline) {
+      await source.return(undefined);
+      return { code: ResultCode.timeLimitExceeded, entries: sent };
+    }
     const matched = await check(walk, entry);
     if (!matched) continue;
     if (paging && sent >= paging.size) return pagedReply(walk.context, paging, { source, next: matched }, sent);
-    if (walk.sizeLimit && sent >= walk.sizeLimit) return { code: ResultCode.sizeLimitExceeded, entries: sent };
+    if (walk.sizeLimit && sent >= walk.sizeLimit) {
+      await source.return(undefined);
+      return { code: ResultCode.sizeLimitExceeded, entries: sent };
+    }
     await sendEntry(walk, matched);
     sent += 1;
   }

@@ -3,12 +3,11 @@
  * are UTF-8; values stay Buffers, as views into the frame. Anything malformed throws
  * ProtocolError, with the message ID when it was readable.
  */
-import { isUtf8 } from 'node:buffer';
 import type { BindAuthentication, Change, Control, Request, Scope } from './types.js';
 import { decodeFilter } from './decode-filter.js';
 import { ProtocolError } from './errors.js';
 import { asProtocolError, BerInput, hex } from './reader.js';
-import { elementEnd, found, integerAt } from './tlv.js';
+import { elementEnd, found, integerAt, utf8At } from './tlv.js';
 
 const Tag = {
   Boolean: 0x01,
@@ -284,9 +283,12 @@ export function decodeSimpleBind(frame: Buffer): SimpleBind | undefined {
   if (version === undefined) return undefined;
   const nameEnd = elementEnd(frame, versionEnd, bindEnd, Tag.OctetString);
   if (nameEnd < 0) return undefined;
-  const nameBytes = frame.subarray(found.start, nameEnd);
-  if (elementEnd(frame, nameEnd, bindEnd, Tag.SimplePassword) !== bindEnd || !isUtf8(nameBytes)) return undefined;
-  return { messageId, version, name: nameBytes.toString('utf8'), password: frame.subarray(found.start, bindEnd) };
+  const nameStart = found.start;
+  if (elementEnd(frame, nameEnd, bindEnd, Tag.SimplePassword) !== bindEnd) return undefined;
+  const passwordStart = found.start;
+  const name = utf8At(frame, nameStart, nameEnd);
+  if (name === undefined) return undefined;
+  return { messageId, version, name, password: frame.subarray(passwordStart, bindEnd) };
 }
 
 /** The frame ends at `pos`, or holds only an empty controls sequence after it. */

@@ -7,8 +7,8 @@
  * {@link asProtocolError} at the public entry points.
  */
 import asn1 from '@ldapjs/asn1';
-import { isUtf8 } from 'node:buffer';
 import { ProtocolError } from './errors.js';
+import { utf8At } from './tlv.js';
 
 export class BerInput {
   readonly #reader: asn1.BerReader;
@@ -107,8 +107,9 @@ export function integerValue(content: Buffer, what: string): number {
 }
 
 export function utf8(content: Buffer, what: string): string {
-  if (!isUtf8(content)) throw new ProtocolError(`${what}: not valid UTF-8`);
-  return content.toString('utf8');
+  const text = utf8At(content, 0, content.length);
+  if (text === undefined) throw new ProtocolError(`${what}: not valid UTF-8`);
+  return text;
 }
 
 /** Any error thrown while decoding, as a ProtocolError carrying `messageId` when known. */

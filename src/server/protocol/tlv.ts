@@ -4,6 +4,7 @@
  * as {@link BerInput}: definite lengths of at most four length octets, integers of one to four
  * octets.
  */
+import { isUtf8 } from 'node:buffer';
 
 /** Where the content of the element found last by {@link elementEnd} starts. */
 export const found = { start: 0 };
@@ -82,8 +83,19 @@ export function writeInteger(buffer: Buffer, pos: number, tag: number, value: nu
   return pos;
 }
 
-/** Strings this short are measured and copied in JavaScript (cheaper than a native call). */
+/** Strings this short are checked, measured and copied in JavaScript (cheaper than a native call). */
 const SHORT_STRING = 64;
+
+/** buffer[start, end) as a string if it is valid UTF-8, else undefined. */
+export function utf8At(buffer: Buffer, start: number, end: number): string | undefined {
+  if (end - start <= SHORT_STRING && isAscii(buffer, start, end)) return buffer.toString('latin1', start, end);
+  return isUtf8(buffer.subarray(start, end)) ? buffer.toString('utf8', start, end) : undefined;
+}
+
+function isAscii(buffer: Buffer, start: number, end: number): boolean {
+  for (let i = start; i < end; i++) if (buffer[i]! >= 0x80) return false;
+  return true;
+}
 /** Values this short are copied byte by byte (cheaper than TypedArray.set). */
 const SHORT_VALUE = 16;
 

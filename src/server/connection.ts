@@ -97,11 +97,18 @@ export class Connection {
     this.frames.maxBytes = bound ? limits.maxMessageBytesBound : limits.maxMessageBytesAnonymous;
   }
 
-  /** Writes one message; waits while the socket's buffer is full. */
+  /**
+   * Writes one message; waits while the socket's buffer is full. A connection the client has
+   * closed (or reset) ends the operation quietly, as an abandon does.
+   */
   private async send(message: Buffer): Promise<void> {
     if (this.socket.destroyed) throw new Abandoned();
     if (this.socket.write(message)) return;
-    await Promise.race([once(this.socket, 'drain'), once(this.socket, 'close')]);
+    try {
+      await Promise.race([once(this.socket, 'drain'), once(this.socket, 'close')]);
+    } catch {
+      throw new Abandoned();
+    }
     if (this.socket.destroyed) throw new Abandoned();
   }
 

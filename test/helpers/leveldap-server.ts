@@ -1,0 +1,235 @@
+/**
+ * Runs a real `leveldap serve` for tests: a throwaway directory loaded with `make-ldif --users N
+ * | import-ldif -` (SSHA512, so loading is fast), an admin password in a 0600 file, the server on
+ * a free port of 127.0.0.1, its JSON log lines captured. Every instance is killed and its
+ * directory removed when the test process exits, so a failed test cannot leave a server behind.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { readFileSync, rmSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { leveldapBin } from './paths.js';
+import { collect } from './run.js';
+
+export interface LeveldapOptions {
+  /** Users made by make-ldif (uid=user.0 .. user.N-1, password "password"); default 1000. */
+  readonly users?: number;
+  /** More arguments for `leveldap serve` (e.g. `--no-anonymous-read`, `--idle-timeout 1`). */
+  readonly args?: readonly string[];
+  /** More LDIF records imported after the generated ones (e.g. an entry with its own password). */
+  readonly ldif?: string;
+  /**
+   * Serve the database of an earlier instance (its `dir`) instead of making a new one: nothing
+   * is imported, the same admin password file is used, and the directory is not removed by
+   * this instance (its owner removes it).
+   */
+  readonly dir?: string;
+  /** How long to wait for the "leveldap is listening" line (default 20 s). */
+  readonly startTimeoutMs?: number;
+}
+
+export interface ExitInfo {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  /** From the signal to the exit. */
+  readonly millis: number;
+}
+
+export interface LeveldapServer {
+  /** ldap://127.0.0.1:PORT */
+  readonly url: string;
+  readonly port: number;
+  readonly adminDn: string;
+  readonly adminPasswordFile: string;
+  readonly adminPassword: string;
+  /** The database directory given to --data. */
+  readonly dataDir: string;
+  /** The temporary directory holding the database and the password file. */
+  readonly dir: string;
+  /** The lines the server wrote on standard output so far (JSON log lines). */
+  logs(): string[];
+  /** What it wrote on standard error so far. */
+  stderr(): string;
+  readonly process: ChildProcess;
+  /** SIGTERM, then waits for the exit (SIGKILL after 10 s); the directory is kept. */
+  terminate(): Promise<ExitInfo>;
+  /** Stops the server (if running) and removes its directory (if it owns it). Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+export const ADMIN_DN = 'cn=Directory Manager';
+const STOP_TIMEOUT_MS = 10_000;
+
+const exitCleanups = new Set<() => void>();
+let exitHookInstalled = false;
+
+function onExit(cleanup: () => void): void {
+  if (!exitHookInstalled) {
+    process.once('exit', () => exitCleanups.forEach((fn) => fn()));
+    exitHookInstalled = true;
+  }
+  exitCleanups.add(cleanup);
+}
+
+function exited(child: ChildProcess): boolean {
+  return child.exitCode !== null || child.signalCode !== null;
+}
+
+/** Resolves true when the child exits (at once if it has), false after `ms`. */
+function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
+  if (exited(child)) return Promise.resolve(true);
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => resolve(false), ms);
+    child.once('exit', () => {
+      clearTimeout(timer);
+      resolve(true);
+    });
+  });
+}
+
+/** `make-ldif --users N` piped into `import-ldif - --scheme SSHA512`, then `ldif` (if any). */
+async function populate(db: string, users: number, ldif: string | undefined): Promise<void> {
+  const make = spawn(process.execPath, [leveldapBin, 'make-ldif', '--users', String(users)], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const load = spawn(process.execPath, [leveldapBin, 'import-ldif', '-', '--data', db, '--scheme', 'SSHA512'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const makeErr = collect(make.stderr);
+  const loadOut = collect(load.stdout);
+  const loadErr = collect(load.stderr);
+  load.stdin!.on('error', () => {}); // the exit codes tell what went wrong
+  make.stdout!.pipe(load.stdin!, { end: false });
+  make.stdout!.once('end', () => load.stdin!.end(ldif === undefined ? '' : `\n${ldif}`));
+  const status = (child: ChildProcess) => new Promise<number>((resolve, reject) => {
+    child.once('error', reject);
+    child.once('close', (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+  });
+  const [made, loaded] = await Promise.all([status(make), status(load)]);
+  if (made !== 0) throw new Error(`make-ldif exited with ${made}: ${makeErr()}`);
+  if (loaded !== 0) throw new Error(`import-ldif exited with ${loaded}: ${loadErr()}${loadOut()}`);
+}
+
+export async function startLeveldap(options: LeveldapOptions = {}): Promise<LeveldapServer> {
+  const owned = options.dir === undefined;
+  const dir = options.dir ?? (await mkdtemp(join(tmpdir(), 'leveldap-serve-')));
+  const dataDir = join(dir, 'db');
+  const adminPasswordFile = join(dir, 'admin-password');
+  let child: ChildProcess | undefined;
+  const cleanup = () => {
+    if (child && !exited(child)) child.kill('SIGKILL');
+    if (owned) rmSync(dir, { recursive: true, force: true });
+  };
+  onExit(cleanup);
+
+  let adminPassword: string;
+  try {
+    if (owned) {
+      adminPassword = `admin-${randomBytes(12).toString('hex')}`;
+      await writeFile(adminPasswordFile, adminPassword, { mode: 0o600 });
+      await populate(dataDir, options.users ?? 1000, options.ldif);
+    } else {
+      adminPassword = readFileSync(adminPasswordFile, 'utf8');
+    }
+  } catch (error) {
+    cleanup();
+    exitCleanups.delete(cleanup);
+    throw error;
+  }
+
+  const started = spawn(process.execPath, [
+    leveldapBin, 'serve', '--data', dataDir, '--port', '0', '--admin-password-file', adminPasswordFile, ...(options.args ?? []),
+  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  child = started;
+
+  const lines: string[] = [];
+  let partial = '';
+  let errors = '';
+  started.stdout!.setEncoding('utf8');
+  started.stderr!.setEncoding('utf8');
+  started.stderr!.on('data', (chunk: string) => {
+    errors = (errors + chunk).slice(-1024 * 1024);
+  });
+
+  const port = await new Promise<number>((resolve, reject) => {
+    const timeout = options.startTimeoutMs ?? 20_000;
+    const fail = (why: string) => {
+      clearTimeout(timer);
+      reject(new Error(`leveldap serve ${why}\nstdout:\n${[...lines, partial].join('\n')}\nstderr:\n${errors}`));
+    };
+    const timer = setTimeout(() => fail(`did not log "leveldap is listening" within ${timeout} ms`), timeout);
+    started.stdout!.on('data', (chunk: string) => {
+      const parts = (partial + chunk).split('\n');
+      partial = parts.pop()!;
+      for (const line of parts) {
+        lines.push(line);
+        const listening = listeningPort(line);
+        if (listening !== undefined) {
+          clearTimeout(timer);
+          resolve(listening);
+        }
+      }
+    });
+    started.once('error', (error) => fail(`could not be spawned: ${error.message}`));
+    started.once('exit', (code, signal) => fail(`exited with ${code ?? signal} before listening`));
+  }).catch(async (error: unknown) => {
+    if (!exited(started)) {
+      started.kill('SIGKILL');
+      await waitForExit(started, STOP_TIMEOUT_MS);
+    }
+    cleanup();
+    exitCleanups.delete(cleanup);
+    throw error;
+  });
+
+  let exitInfo: Promise<ExitInfo> | undefined;
+  const terminate = (): Promise<ExitInfo> => {
+    exitInfo ??= (async () => {
+      const begun = performance.now();
+      if (!exited(started)) {
+        started.kill('SIGTERM');
+        if (!(await waitForExit(started, STOP_TIMEOUT_MS))) {
+          started.kill('SIGKILL');
+          await waitForExit(started, STOP_TIMEOUT_MS);
+        }
+      }
+      return { code: started.exitCode, signal: started.signalCode, millis: performance.now() - begun };
+    })();
+    return exitInfo;
+  };
+
+  return {
+    url: `ldap://127.0.0.1:${port}`,
+    port,
+    adminDn: ADMIN_DN,
+    adminPasswordFile,
+    adminPassword,
+    dataDir,
+    dir,
+    logs: () => (partial === '' ? [...lines] : [...lines, partial]),
+    stderr: () => errors,
+    process: started,
+    terminate,
+    async stop() {
+      await terminate();
+      exitCleanups.delete(cleanup);
+      if (owned) await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+function listeningPort(line: string): number | undefined {
+  if (!line.includes('leveldap is listening')) return undefined;
+  try {
+    const record = JSON.parse(line) as { msg?: unknown; port?: unknown };
+    return record.msg === 'leveldap is listening' && typeof record.port === 'number' ? record.port : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** The resident set size of a process in bytes (VmRSS of /proc/<pid>/status; Linux only). */
+export function serverMemory(pid: number): number {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const match = /^VmRSS:\s+(\d+)\s+kB$/m.exec(status);
+  if (!match) throw new Error(`no VmRSS in /proc/${pid}/status`);
+  return Number(match[1]) * 1024;
+}

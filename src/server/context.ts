@@ -4,7 +4,7 @@ import type { SchemeRegistry } from '../password/index.js';
 import type { DirectoryStore } from '../store/index.js';
 import type { ServerConfig } from './config.js';
 import type { Control, Result } from './protocol/types.js';
-import type { Session } from './session.js';
+import type { OperationSignal, Session } from './session.js';
 
 export interface ServerContext {
   readonly store: DirectoryStore;
@@ -22,7 +22,7 @@ export interface OperationContext {
   readonly server: ServerContext;
   readonly session: Session;
   /** Fires when the operation is abandoned or the connection closes. */
-  readonly signal: AbortSignal;
+  readonly signal: OperationSignal;
   /** Sends one message (e.g. a search entry), waiting while the socket is full. */
   send(message: Buffer): Promise<void>;
 }

@@ -2,13 +2,18 @@
 import { normalizeDn } from '../store/index.js';
 import { PagedSearches } from './paging.js';
 
+/** Set when an operation is abandoned or its connection closes; handlers poll it. */
+export class OperationSignal {
+  aborted = false;
+}
+
 export class Session {
   /** The bound DN as the client wrote it ('' = anonymous). */
   dn = '';
   /** Its normalized form, for comparisons. */
   normalizedDn = '';
   isAdmin = false;
-  private readonly operations = new Map<number, AbortController>();
+  private readonly operations = new Map<number, OperationSignal>();
   readonly paged: PagedSearches;
 
   constructor(readonly id: number, readonly remote: string, maxPagedSearches: number) {
@@ -25,11 +30,11 @@ export class Session {
     this.isAdmin = isAdmin;
   }
 
-  /** Registers an operation; its signal fires on abandon or when the connection closes. */
-  start(messageId: number): AbortSignal {
-    const controller = new AbortController();
-    this.operations.set(messageId, controller);
-    return controller.signal;
+  /** Registers an operation; its signal is set on abandon or when the connection closes. */
+  start(messageId: number): OperationSignal {
+    const signal = new OperationSignal();
+    this.operations.set(messageId, signal);
+    return signal;
   }
 
   finish(messageId: number): void {
@@ -37,12 +42,13 @@ export class Session {
   }
 
   abandon(messageId: number): void {
-    this.operations.get(messageId)?.abort();
+    const signal = this.operations.get(messageId);
+    if (signal) signal.aborted = true;
   }
 
   /** The connection is closing: stop everything it started. */
   abandonAll(): void {
-    for (const controller of this.operations.values()) controller.abort();
+    for (const signal of this.operations.values()) signal.aborted = true;
     this.operations.clear();
     this.paged.releaseAll();
   }

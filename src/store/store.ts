@@ -143,6 +143,17 @@ export class DirectoryStore {
     return this.getByKey(dnKey(typeof dn === 'string' ? parseDn(dn) : dn));
   }
 
+  /**
+   * The same as get, read synchronously: LevelDB answers from its cache in microseconds, less than
+   * a hop through the thread pool costs. For the hottest path (bind).
+   */
+  getSync(dn: Dn): Entry | undefined {
+    const record = this.db.getSync(entryKey(dnKey(dn)));
+    if (record === undefined) return undefined;
+    this.stats.entriesRead += 1;
+    return decodeEntry(record);
+  }
+
   async getByKey(key: string): Promise<Entry | undefined> {
     const record = await this.db.get(entryKey(key));
     if (record === undefined) return undefined;

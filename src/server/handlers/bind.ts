@@ -3,7 +3,7 @@
  * registry. An unknown DN costs the same as a wrong password (a dummy hash is verified), and
  * both answer invalidCredentials, so accounts cannot be enumerated.
  */
-import { normalizeDn, parseDn, values, ResultCode } from '../../store/index.js';
+import { normalizeDn, parseDn, values, ResultCode, type Dn } from '../../store/index.js';
 import type { OperationContext, Reply } from '../context.js';
 import type { Request } from '../protocol/types.js';
 
@@ -23,10 +23,25 @@ async function verifyAny(context: OperationContext, password: Buffer, stored: re
   return false;
 }
 
-async function storedPasswords(context: OperationContext, dn: string): Promise<{ isAdmin: boolean; stored: string[] }> {
+/** Bind DNs seen recently, parsed and normalized: the same accounts bind again and again. */
+const boundNames = new Map<string, { readonly dn: Dn; readonly normalized: string }>();
+
+function parseBindDn(name: string): { readonly dn: Dn; readonly normalized: string } {
+  let parsed = boundNames.get(name);
+  if (parsed === undefined) {
+    const dn = parseDn(name);
+    parsed = { dn, normalized: normalizeDn(dn) };
+    if (boundNames.size >= 50_000) boundNames.clear();
+    boundNames.set(name, parsed);
+  }
+  return parsed;
+}
+
+function storedPasswords(context: OperationContext, name: string): { isAdmin: boolean; stored: string[] } {
   const { admin, store } = context.server;
-  if (normalizeDn(dn) === admin.normalizedDn) return { isAdmin: true, stored: [admin.stored] };
-  const entry = await store.get(parseDn(dn));
+  const { dn, normalized } = parseBindDn(name);
+  if (normalized === admin.normalizedDn) return { isAdmin: true, stored: [admin.stored] };
+  const entry = store.getSync(dn);
   return { isAdmin: false, stored: entry ? values(entry, 'userPassword').map((value) => value.toString('utf8')) : [] };
 }
 
@@ -44,8 +59,7 @@ export async function bind(request: BindRequest, context: OperationContext): Pro
   if (password.byteLength === 0) {
     return { code: ResultCode.unwillingToPerform, message: 'unauthenticated bind (DN with no password) disallowed' };
   }
-  parseDn(request.name);
-  const { isAdmin, stored } = await storedPasswords(context, request.name);
+  const { isAdmin, stored } = storedPasswords(context, request.name);
   if (!(await verifyAny(context, password, stored))) return INVALID;
   session.bindAs(request.name, isAdmin);
   return { code: ResultCode.success };

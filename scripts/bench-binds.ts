@@ -1,0 +1,129 @@
+/**
+ * Bind throughput, leveldap against OpenLDAP slapd, side by side in one run: the same
+ * 10,000-user LDIF (pre-hashed {SSHA512}, then {PBKDF2-SHA256} at 10,000 iterations), the same
+ * client (src/bench/bind-load.ts: 32 connections, one bind outstanding on each, random users),
+ * alternating runs. Reports binds/s, latency percentiles, binds per CPU-second of each server,
+ * and the ratio. Logging is off on both servers (slapd loglevel is its default; leveldap --log-level warn).
+ * Run: npm run build && node dist/scripts/bench-binds.js     (USERS, SECONDS, CONNECTIONS, ROUNDS, SCHEMES)
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runBindLoad, type LoadResult } from '../src/bench/bind-load.js';
+import { createSlapd, type Slapd } from '../test/helpers/slapd.js';
+import { leveldapBin } from '../test/helpers/paths.js';
+
+const USERS = Number(process.env.USERS ?? 10_000);
+const SECONDS = Number(process.env.SECONDS ?? 10);
+const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
+const ROUNDS = Number(process.env.ROUNDS ?? 2);
+const SCHEMES = (process.env.SCHEMES ?? 'SSHA512,PBKDF2-SHA256').split(',');
+const SUFFIX = 'dc=example,dc=com';
+
+function leveldap(args: string[], input?: Buffer): Buffer {
+  const result = spawnSync(process.execPath, [leveldapBin, ...args], { input, maxBuffer: 1 << 30 });
+  if (result.status !== 0) throw new Error(`leveldap ${args[0]} failed: ${result.stderr.toString()}`);
+  return result.stdout;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+async function waitForPort(port: number): Promise<void> {
+  for (let i = 0; i < 200; i += 1) {
+    const open = await new Promise<boolean>((resolve) => {
+      const socket = net.connect(port, '127.0.0.1', () => { socket.destroy(); resolve(true); });
+      socket.on('error', () => resolve(false));
+    });
+    if (open) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`nothing listens on ${port}`);
+}
+
+/** User + system CPU seconds a process has used (from /proc). */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+interface Server {
+  readonly name: string;
+  readonly port: number;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+async function startLeveldap(dir: string, ldif: Buffer): Promise<Server> {
+  leveldap(['import-ldif', '-', '--data', join(dir, 'db')], ldif);
+  const port = await freePort();
+  const child: ChildProcess = spawn(process.execPath, [leveldapBin, 'serve', '--data', join(dir, 'db'), '--port', String(port),
+    '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, LEVELDAP_ADMIN_PASSWORD: 'bench' } });
+  await waitForPort(port);
+  return {
+    name: 'leveldap', port, pid: child.pid!,
+    stop: () => new Promise((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }),
+  };
+}
+
+async function startSlapd(ldif: Buffer): Promise<Server> {
+  const slapd: Slapd = await createSlapd({ suffix: SUFFIX });
+  await slapd.slapadd(ldif.toString('utf8'));
+  await slapd.start();
+  const pid = Number(readFileSync(join(slapd.dir, 'slapd.pid'), 'utf8'));
+  return { name: 'slapd', port: slapd.port, pid, stop: () => slapd.stop() };
+}
+
+async function measure(server: Server): Promise<LoadResult & { cpu: number }> {
+  const before = cpuSeconds(server.pid);
+  const result = await runBindLoad({
+    host: '127.0.0.1', port: server.port, users: USERS, password: Buffer.from('password'),
+    dn: (n) => `uid=user.${n},ou=People,${SUFFIX}`,
+  }, { connections: CONNECTIONS, seconds: SECONDS, warmUpSeconds: 2 });
+  return { ...result, cpu: cpuSeconds(server.pid) - before };
+}
+
+function row(scheme: string, name: string, r: LoadResult & { cpu: number }): string {
+  const errors = Object.values(r.errors).reduce((a, b) => a + b, 0);
+  const perCpu = r.cpu > 0 ? Math.round(r.operations / r.cpu) : 0;
+  return `| ${scheme} | ${name} | ${Math.round(r.throughput)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.p999Ms.toFixed(2)} | ${errors} | ${perCpu} |`;
+}
+
+async function benchScheme(scheme: string): Promise<string[]> {
+  process.stderr.write(`${scheme}: generating ${USERS} users...\n`);
+  const ldif = leveldap(['make-ldif', '--users', String(USERS), '--scheme', scheme, '--seed', 'bench']);
+  const dir = await mkdtemp(join(tmpdir(), 'leveldap-bench-'));
+  const servers = [await startSlapd(ldif), await startLeveldap(dir, ldif)];
+  const best = new Map<string, LoadResult & { cpu: number }>();
+  try {
+    for (let round = 1; round <= ROUNDS; round += 1) {
+      for (const server of servers) {
+        process.stderr.write(`${scheme}: round ${round}, ${server.name}...\n`);
+        const result = await measure(server);
+        const previous = best.get(server.name);
+        if (!previous || result.throughput > previous.throughput) best.set(server.name, result);
+      }
+    }
+  } finally {
+    for (const server of servers) await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+  const ours = best.get('leveldap')!;
+  const theirs = best.get('slapd')!;
+  return [row(scheme, 'slapd', theirs), row(scheme, 'leveldap', ours),
+    `| ${scheme} | **leveldap / slapd** | **${(ours.throughput / theirs.throughput).toFixed(2)}x** | | | | | |`];
+}
+
+const lines = ['| scheme | server | binds/s | p50 ms | p99 ms | p99.9 ms | errors | binds per CPU-second |', '|---|---|---:|---:|---:|---:|---:|---:|'];
+for (const scheme of SCHEMES) lines.push(...(await benchScheme(scheme)));
+await writeFile(join(tmpdir(), 'leveldap-bench-binds.md'), `${lines.join('\n')}\n`);
+process.stdout.write(`\n${USERS} users, ${CONNECTIONS} connections, ${SECONDS} s per run, best of ${ROUNDS} alternating runs, Node ${process.version}\n\n${lines.join('\n')}\n`);

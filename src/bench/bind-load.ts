@@ -1,0 +1,102 @@
+/**
+ * A bind load: C connections, each with one simple bind outstanding at a time (as authrate -f
+ * does), for a given time, random users; latency per bind into an HDR histogram.
+ */
+import net from 'node:net';
+import hdr from 'hdr-histogram-js';
+import { FrameReader } from '../server/protocol/index.js';
+import { encodeSimpleBind, readResult } from './bind-wire.js';
+
+export interface BindTarget {
+  readonly host: string;
+  readonly port: number;
+  /** The bind DN of user n. */
+  readonly dn: (n: number) => string;
+  readonly users: number;
+  readonly password: Buffer;
+}
+
+export interface LoadOptions {
+  readonly connections: number;
+  readonly seconds: number;
+  /** Binds before this many seconds are not counted. */
+  readonly warmUpSeconds: number;
+}
+
+export interface LoadResult {
+  readonly operations: number;
+  readonly errors: Readonly<Record<number, number>>;
+  readonly seconds: number;
+  readonly throughput: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+  readonly p999Ms: number;
+  readonly maxMs: number;
+}
+
+interface Tally {
+  operations: number;
+  errors: Record<number, number>;
+  readonly histogram: hdr.Histogram;
+  counting: boolean;
+  running: boolean;
+}
+
+function connect(target: BindTarget): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: target.host, port: target.port }, () => resolve(socket));
+    socket.once('error', reject);
+    socket.setNoDelay(true);
+  });
+}
+
+/** One connection's loop: bind, wait for the response, record, bind again. */
+function drive(socket: net.Socket, target: BindTarget, tally: Tally): Promise<void> {
+  const frames = new FrameReader({ maxBytes: 1 << 20 });
+  let messageId = 0;
+  let sentAt = 0;
+  const next = (): void => {
+    if (!tally.running) {
+      socket.end();
+      return;
+    }
+    messageId += 1;
+    sentAt = performance.now();
+    socket.write(encodeSimpleBind(messageId, target.dn(Math.floor(Math.random() * target.users)), target.password));
+  };
+  socket.on('data', (chunk: Buffer) => {
+    for (const frame of frames.push(chunk)) {
+      const { code } = readResult(frame);
+      if (tally.counting) {
+        tally.operations += 1;
+        if (code !== 0) tally.errors[code] = (tally.errors[code] ?? 0) + 1;
+        tally.histogram.recordValue(Math.max(1, Math.round((performance.now() - sentAt) * 1000)));
+      }
+      next();
+    }
+  });
+  return new Promise((resolve) => {
+    socket.on('close', () => resolve());
+    next();
+  });
+}
+
+export async function runBindLoad(target: BindTarget, options: LoadOptions): Promise<LoadResult> {
+  const histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 });
+  const tally: Tally = { operations: 0, errors: {}, histogram, counting: false, running: true };
+  const sockets = await Promise.all(Array.from({ length: options.connections }, () => connect(target)));
+  const done = Promise.all(sockets.map((socket) => drive(socket, target, tally)));
+  await new Promise((resolve) => setTimeout(resolve, options.warmUpSeconds * 1000));
+  tally.counting = true;
+  const start = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, options.seconds * 1000));
+  tally.counting = false;
+  const seconds = (performance.now() - start) / 1000;
+  tally.running = false;
+  await done;
+  const ms = (percentile: number) => histogram.getValueAtPercentile(percentile) / 1000;
+  return {
+    operations: tally.operations, errors: tally.errors, seconds, throughput: tally.operations / seconds,
+    p50Ms: ms(50), p99Ms: ms(99), p999Ms: ms(99.9), maxMs: histogram.maxValue / 1000,
+  };
+}

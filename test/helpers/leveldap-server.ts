@@ -90,7 +90,7 @@ function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
 }
 
 /** `make-ldif --users N` piped into `import-ldif - --scheme SSHA512`, then `ldif` (if any). */
-async function populate(db: string, users: number, ldif: string | undefined): Promise<void> {
+export async function populateDatabase(db: string, users: number, ldif?: string): Promise<void> {
   const make = spawn(process.execPath, [leveldapBin, 'make-ldif', '--users', String(users)], { stdio: ['ignore', 'pipe', 'pipe'] });
   const load = spawn(process.execPath, [leveldapBin, 'import-ldif', '-', '--data', db, '--scheme', 'SSHA512'], { stdio: ['pipe', 'pipe', 'pipe'] });
   const makeErr = collect(make.stderr);
@@ -125,7 +125,7 @@ export async function startLeveldap(options: LeveldapOptions = {}): Promise<Leve
     if (owned) {
       adminPassword = `admin-${randomBytes(12).toString('hex')}`;
       await writeFile(adminPasswordFile, adminPassword, { mode: 0o600 });
-      await populate(dataDir, options.users ?? 1000, options.ldif);
+      await populateDatabase(dataDir, options.users ?? 1000, options.ldif);
     } else {
       adminPassword = readFileSync(adminPasswordFile, 'utf8');
     }

@@ -54,35 +54,37 @@ async function check(walk: Walk, entry: Entry): Promise<Matched | undefined> {
   return matches(walk.request.filter, entry, { hasSubordinates }) === true ? { entry, hasSubordinates } : undefined;
 }
 
-/** Sends matching entries until the source ends, a limit is hit, or the page is full. */
+/**
+ * Sends matching entries until the source ends, a limit is hit, or the page is full. The source
+ * is closed on every way out (its LevelDB iterator with it), except when a paged search keeps it
+ * for the next page.
+ */
 async function walkEntries(walk: Walk, source: AsyncGenerator<Entry>, paging: Paging | undefined): Promise<Reply> {
-  let sent = 0;
-  for (const matched of paging?.carried ?? []) {
-    await sendEntry(walk, matched);
-    sent += 1;
+  let kept = false;
+  try {
+    let sent = 0;
+    for (const matched of paging?.carried ?? []) {
+      await sendEntry(walk, matched);
+      sent += 1;
+    }
+    // Iterated by hand: leaving a for-await loop would close the source, which a paged search keeps.
+    for (let next = await source.next(); !next.done; next = await source.next()) {
+      if (walk.context.signal.aborted) throw new Abandoned();
+      if (walk.deadline && performance.now() > walk.deadline) return { code: ResultCode.timeLimitExceeded, entries: sent };
+      const matched = await check(walk, next.value);
+      if (!matched) continue;
+      if (paging && sent >= paging.size) {
+        kept = true;
+        return pagedReply(walk.context, paging, { source, next: matched }, sent);
+      }
+      if (walk.sizeLimit && sent >= walk.sizeLimit) return { code: ResultCode.sizeLimitExceeded, entries: sent };
+      await sendEntry(walk, matched);
+      sent += 1;
+    }
+    return paging ? pagedReply(walk.context, paging, undefined, sent) : { code: ResultCode.success, entries: sent };
+  } finally {
+    if (!kept) await source.return(undefined);
   }
-  // Iterated by hand: leaving a for-await loop would close the source, which a paged search keeps.
-  for (let next = await source.next(); !next.done; next = await source.next()) {
-    const entry = next.value;
-    if (walk.context.signal.aborted) {
-      await source.return(undefined);
-      throw new Abandoned();
-    }
-    if (walk.deadline && performance.now() > walk.deadline) {
-      await source.return(undefined);
-      return { code: ResultCode.timeLimitExceeded, entries: sent };
-    }
-    const matched = await check(walk, entry);
-    if (!matched) continue;
-    if (paging && sent >= paging.size) return pagedReply(walk.context, paging, { source, next: matched }, sent);
-    if (walk.sizeLimit && sent >= walk.sizeLimit) {
-      await source.return(undefined);
-      return { code: ResultCode.sizeLimitExceeded, entries: sent };
-    }
-    await sendEntry(walk, matched);
-    sent += 1;
-  }
-  return paging ? pagedReply(walk.context, paging, undefined, sent) : { code: ResultCode.success, entries: sent };
 }
 
 export async function search(request: SearchRequest, context: OperationContext): Promise<Reply> {

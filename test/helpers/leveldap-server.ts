@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { leveldapBin } from './paths.js';
 import { collect } from './run.js';
+import { cancelOnExit, onExit } from './cleanup.js';
 
 export interface LeveldapOptions {
   /** Users made by make-ldif (uid=user.0 .. user.N-1, password "password"); default 1000. */
@@ -62,16 +63,6 @@ export interface LeveldapServer {
 export const ADMIN_DN = 'cn=Directory Manager';
 const STOP_TIMEOUT_MS = 10_000;
 
-const exitCleanups = new Set<() => void>();
-let exitHookInstalled = false;
-
-function onExit(cleanup: () => void): void {
-  if (!exitHookInstalled) {
-    process.once('exit', () => exitCleanups.forEach((fn) => fn()));
-    exitHookInstalled = true;
-  }
-  exitCleanups.add(cleanup);
-}
 
 function exited(child: ChildProcess): boolean {
   return child.exitCode !== null || child.signalCode !== null;
@@ -131,7 +122,7 @@ export async function startLeveldap(options: LeveldapOptions = {}): Promise<Leve
     }
   } catch (error) {
     cleanup();
-    exitCleanups.delete(cleanup);
+    cancelOnExit(cleanup);
     throw error;
   }
 
@@ -176,7 +167,7 @@ export async function startLeveldap(options: LeveldapOptions = {}): Promise<Leve
       await waitForExit(started, STOP_TIMEOUT_MS);
     }
     cleanup();
-    exitCleanups.delete(cleanup);
+    cancelOnExit(cleanup);
     throw error;
   });
 
@@ -210,7 +201,7 @@ export async function startLeveldap(options: LeveldapOptions = {}): Promise<Leve
     terminate,
     async stop() {
       await terminate();
-      exitCleanups.delete(cleanup);
+      cancelOnExit(cleanup);
       if (owned) await rm(dir, { recursive: true, force: true });
     },
   };

@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { collect, run, type RunResult } from './run.js';
+import { cancelOnExit, onExit } from './cleanup.js';
 
 export interface SlapdOptions {
   readonly suffix?: string;
@@ -85,17 +86,6 @@ function slapdConf(dir: string, suffix: string, rootDn: string, rootPassword: st
   ].join('\n');
 }
 
-/** Kills slapd instances and removes their directories if the process exits without stop(). */
-const exitCleanups = new Set<() => void>();
-let exitHookInstalled = false;
-
-function onExit(cleanup: () => void): void {
-  if (!exitHookInstalled) {
-    process.once('exit', () => exitCleanups.forEach((fn) => fn()));
-    exitHookInstalled = true;
-  }
-  exitCleanups.add(cleanup);
-}
 
 /** A port nobody listens on right now, from the kernel's ephemeral range. */
 function freePort(): Promise<number> {
@@ -193,7 +183,7 @@ export async function createSlapd(options: SlapdOptions = {}): Promise<Slapd> {
 
   async function stop(): Promise<void> {
     if (child) await stopProcess(child);
-    exitCleanups.delete(cleanup);
+    cancelOnExit(cleanup);
     await rm(dir, { recursive: true, force: true });
   }
 

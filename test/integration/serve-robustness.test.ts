@@ -11,6 +11,7 @@ import { createRequire } from 'node:module';
 import { findProgram } from '../helpers/slapd.js';
 import { startLeveldap, serverMemory, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, NOTICE_OF_DISCONNECTION, Op, RawConnection, type Response } from '../helpers/ldap-client.js';
+import { SeededRandom } from '../../src/ldif/random.js';
 
 interface Encodable {
   toBer(): { buffer: Buffer };
@@ -73,16 +74,10 @@ function searchWithFilter(messageId: number, filter: Buffer): Buffer {
   return tlv(0x30, Buffer.concat([tlv(0x02, Buffer.from([messageId])), tlv(0x63, body)]));
 }
 
-/** mulberry32: a small seeded PRNG, so a failure can be replayed. */
+/** A seeded generator (the project's), so a failure can be replayed: a number in [0, 1). */
 function prng(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
+  const random = new SeededRandom(String(seed));
+  return () => random.next() / 0x1_0000_0000;
 }
 
 /** The total size an LDAPMessage header at the start of `bytes` declares, or undefined if it is not one. */

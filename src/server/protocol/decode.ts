@@ -8,21 +8,8 @@ import { decodeFilter } from './decode-filter.js';
 import { ProtocolError } from './errors.js';
 import { asProtocolError, BerInput, hex } from './reader.js';
 import { elementEnd, found, integerAt, utf8At } from './tlv.js';
+import { Tag } from './tags.js';
 
-const Tag = {
-  Boolean: 0x01,
-  Integer: 0x02,
-  OctetString: 0x04,
-  Enumerated: 0x0a,
-  Sequence: 0x30,
-  Set: 0x31,
-  Controls: 0xa0,
-  SimplePassword: 0x80,
-  Sasl: 0xa3,
-  NewSuperior: 0x80,
-  ExtendedName: 0x80,
-  ExtendedValue: 0x81,
-} as const;
 
 /** The protocolOp tags of requests. */
 export const RequestOp = {

@@ -7,6 +7,7 @@
  */
 import type { Control, Result } from './types.js';
 import { elementSize, integerSize, stringLength, writeHeader, writeInteger, writeOctets, writeString } from './tlv.js';
+import { Tag } from './tags.js';
 
 /** The protocolOp tags of the responses that are an LDAPResult and nothing else. */
 export const ResponseOp = {
@@ -23,20 +24,6 @@ export type ResponseOp = (typeof ResponseOp)[keyof typeof ResponseOp];
 /** The unsolicited notification sent before the server closes a connection (RFC 4511 4.4.1). */
 export const NOTICE_OF_DISCONNECTION_OID = '1.3.6.1.4.1.1466.20036';
 
-const Tag = {
-  Boolean: 0x01,
-  Integer: 0x02,
-  OctetString: 0x04,
-  Enumerated: 0x0a,
-  Sequence: 0x30,
-  Set: 0x31,
-  Controls: 0xa0,
-  SearchEntry: 0x64,
-  ExtendedResponse: 0x78,
-  ServerSaslCreds: 0x87,
-  ResponseName: 0x8a,
-  ResponseValue: 0x8b,
-} as const;
 
 export interface EntryAttribute {
   readonly name: string;

@@ -132,6 +132,9 @@ describe('leveldap serve: searches release their database iterators', () => {
       connection.write(Buffer.concat([...requests, subtreeSearch(50, { sizeLimit: 1 })]));
       assert.ok(await connection.until(() => connection.responses.some((response) => response.messageId === 50 && response.op === Op.searchDone), 30_000));
       await sleep(500);
+      const abandoned = connection.responses.filter((response) => response.messageId <= 8);
+      assert.ok(!abandoned.some((response) => response.op === Op.searchDone), 'an abandoned search gets no SearchResultDone');
+      assert.ok(abandoned.length < 8 * 1000, `abandoned searches stopped early (${abandoned.length} entries sent)`);
     } finally {
       connection.destroy();
     }

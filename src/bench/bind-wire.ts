@@ -31,6 +31,11 @@ export function encodeSimpleBind(messageId: number, dn: string, password: Buffer
   return tlv(0x30, Buffer.concat([integer(messageId), bind]));
 }
 
+/** LDAPMessage { messageID, [APPLICATION 2] UnbindRequest NULL }. */
+export function encodeUnbind(messageId: number): Buffer {
+  return tlv(0x30, Buffer.concat([integer(messageId), Buffer.from([0x42, 0x00])]));
+}
+
 /** Skips a tag and its length; returns the offset of the content and the content's length. */
 function header(frame: Buffer, offset: number): { content: number; length: number } {
   const first = frame[offset + 1]!;

@@ -1,5 +1,68 @@
-/** The `authrate` bind load tool. Not built yet (issue 5): it says so and exits 1. */
-export function main(): void {
-  process.stderr.write('authrate: not implemented yet; it lands with issue 5 (see README)\n');
-  process.exitCode = 1;
+/**
+ * The `authrate` bind load tool, compatible with OpenDJ/PingDS authrate. Exit status: 0 when the
+ * run completes (bind failures during the run only show in err/sec), 89 for a bad argument, 91
+ * when the server cannot be reached at the start (OpenDJ exits with that LDAP result code).
+ */
+import { AuthrateUsageError, USAGE_EXIT_CODE, parseAuthrateOptions, type AuthrateConfig } from '../bench/authrate-options.js';
+import { CONNECT_ERROR, ConnectionError } from '../bench/authrate-connection.js';
+import { probe, startAuthrate, type AuthrateListener } from '../bench/authrate-engine.js';
+import { csvHeader, csvRow, jsonSummary, tableHeader, tableRow, warmUpMessage } from '../bench/authrate-report.js';
+import type { StatsRow } from '../bench/authrate-stats.js';
+
+function print(lines: string | readonly string[]): void {
+  process.stdout.write(`${typeof lines === 'string' ? lines : lines.join('\n')}\n`);
+}
+
+/** What to print as the run goes, by output mode. */
+function listener(config: AuthrateConfig): AuthrateListener & { final(row: StatsRow): void } {
+  if (config.json) return { final: () => undefined };
+  const format = config.scriptFriendly ? csvRow : tableRow;
+  return {
+    warmingUp: (seconds) => {
+      if (!config.scriptFriendly) print(warmUpMessage(seconds));
+    },
+    started: () => print(config.scriptFriendly ? csvHeader(config.percentiles) : tableHeader(config.percentiles)),
+    interval: (row) => print(format(row)),
+    final: (row) => print(format(row)),
+  };
+}
+
+async function run(config: AuthrateConfig): Promise<void> {
+  await probe(config);
+  const output = listener(config);
+  const load = startAuthrate(config, output);
+  const onSignal = () => load.stop();
+  process.once('SIGINT', onSignal);
+  try {
+    const { final, summary } = await load.done;
+    output.final(final);
+    if (config.json) print(jsonSummary(summary));
+  } finally {
+    process.off('SIGINT', onSignal);
+  }
+}
+
+function exitOn(error: unknown): void {
+  if (error instanceof AuthrateUsageError) {
+    process.stderr.write(`authrate: ${error.message}\nSee authrate --help.\n`);
+    process.exitCode = USAGE_EXIT_CODE;
+  } else if (error instanceof ConnectionError) {
+    process.stderr.write(`authrate: ${error.message}\n`);
+    process.exitCode = CONNECT_ERROR;
+  } else {
+    process.stderr.write(`authrate: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.exitCode = 1;
+  }
+}
+
+/** `argv` as process.argv: the node binary and the script first. */
+export async function main(argv: readonly string[]): Promise<void> {
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(0);
+  });
+  try {
+    await run(parseAuthrateOptions(argv.slice(2)));
+  } catch (error) {
+    exitOn(error);
+  }
 }

@@ -1,0 +1,150 @@
+/**
+ * authrate against real servers: leveldap (always) and OpenLDAP slapd (when installed), both
+ * loaded with `make-ldif --users 200` (password "password", SSHA512). Runs are kept to seconds.
+ */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync, spawn } from 'node:child_process';
+import net from 'node:net';
+import { join } from 'node:path';
+import { run, collect } from '../helpers/run.js';
+import { leveldapBin, repoRoot } from '../helpers/paths.js';
+import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
+import { createSlapd, slapdAvailable, type Slapd } from '../helpers/slapd.js';
+
+const authrate = join(repoRoot, 'bin', 'authrate.js');
+const USERS = 200;
+const TEMPLATE = 'uid=user.{},ou=People,dc=example,dc=com';
+
+interface Summary {
+  throughput: number;
+  operations: number;
+  errors: number;
+  errors_by_code: Record<string, number>;
+  p50_ms: number;
+  max_ms: number;
+}
+
+/** A port that was free a moment ago and has nobody listening. */
+function closedPort(): Promise<number> {
+  return new Promise((resolve) => {
+    const listener = net.createServer().listen(0, '127.0.0.1', () => {
+      const { port } = listener.address() as net.AddressInfo;
+      listener.close(() => resolve(port));
+    });
+  });
+}
+
+function args(port: number, ...extra: string[]): string[] {
+  return [authrate, '-h', '127.0.0.1', '-p', String(port), '-D', TEMPLATE, '-w', 'password', '-g', `rand(0,${USERS})`, ...extra];
+}
+
+async function authrateJson(port: number, ...extra: string[]): Promise<Summary> {
+  const result = await run(process.execPath, args(port, ...extra, '--json'));
+  assert.equal(result.code, 0, result.stderr);
+  return JSON.parse(result.stdout) as Summary;
+}
+
+function suite(name: string, serverPort: () => number): void {
+  describe(`authrate against ${name}`, () => {
+    test('-m 500 -c 4 -f: exactly 500 binds, no errors', async () => {
+      const summary = await authrateJson(serverPort(), '-m', '500', '-c', '4', '-f');
+      assert.equal(summary.operations, 500);
+      assert.equal(summary.errors, 0, JSON.stringify(summary.errors_by_code));
+      assert.ok(summary.throughput > 0 && summary.p50_ms > 0 && summary.max_ms >= summary.p50_ms);
+    });
+
+    test('-I 50: about half the binds fail with 49 (invalid credentials)', async () => {
+      const summary = await authrateJson(serverPort(), '-m', '400', '-c', '2', '-f', '-I', '50');
+      assert.equal(summary.operations, 400);
+      const invalid = summary.errors_by_code['49'] ?? 0;
+      assert.equal(summary.errors, invalid, JSON.stringify(summary.errors_by_code));
+      assert.ok(invalid > 100 && invalid < 300, `${invalid} of 400`);
+    });
+
+    test('without -f every bind has its own connection', async () => {
+      const summary = await authrateJson(serverPort(), '-m', '150', '-c', '3');
+      assert.equal(summary.operations, 150);
+      assert.equal(summary.errors, 0, JSON.stringify(summary.errors_by_code));
+    });
+  });
+}
+
+describe('authrate', () => {
+  let server: LeveldapServer;
+  before(async () => {
+    server = await startLeveldap({ users: USERS });
+  });
+  after(async () => {
+    await server?.stop();
+  });
+
+  suite('leveldap', () => server.port);
+
+  test('-d 2 stops on time and prints the table', async () => {
+    const started = performance.now();
+    const result = await run(process.execPath, args(server.port, '-d', '2', '-i', '1', '-c', '2', '-f'));
+    const seconds = (performance.now() - started) / 1000;
+    assert.equal(result.code, 0, result.stderr);
+    assert.ok(seconds >= 2 && seconds < 4.5, `${seconds} s`);
+    const lines = result.stdout.trim().split('\n');
+    assert.match(lines[3]!, /recent {2}average {4}99\.9% {3}99\.99% {2}99\.999% \| {2}err\/sec \|$/);
+    const rows = lines.slice(5);
+    assert.ok(rows.length >= 2 && rows.length <= 3, result.stdout);
+    assert.ok(rows.every((row) => /^\| +\d+\.\d \s+\d+\.\d \|( +\d+\.\d+){5} \| +\d+\.\d \|$/.test(row)), result.stdout);
+  });
+
+  test('-S prints CSV with numeric rows; -M paces it', async () => {
+    const result = await run(process.execPath, args(server.port, '-S', '-d', '1.5', '-i', '0.5', '-f', '-M', '200', '-B', '0.5'));
+    assert.equal(result.code, 0, result.stderr);
+    const [header, ...rows] = result.stdout.trim().split('\n');
+    assert.match(header!, /^Time \(seconds\),Recent throughput \(ops\/second\),.*,99\.999% response time \(milliseconds\),Errors\/second$/);
+    assert.ok(rows.length >= 2, result.stdout);
+    for (const row of rows) {
+      const values = row.split(',').map(Number);
+      assert.equal(values.length, 9, row);
+      assert.ok(values.every(Number.isFinite), row);
+    }
+    const average = Number(rows.at(-1)!.split(',')[2]);
+    assert.ok(average > 120 && average < 260, `-M 200 gave ${average} ops/s`);
+  });
+
+  test('Ctrl-C stops the run and prints the final line', async () => {
+    const child = spawn(process.execPath, args(server.port, '-f', '-S', '-i', '10'), { stdio: ['ignore', 'pipe', 'pipe'] });
+    const stdout = collect(child.stdout);
+    setTimeout(() => child.kill('SIGINT'), 1000);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0);
+    const lines = stdout().trim().split('\n');
+    assert.equal(lines.length, 2, stdout());
+    assert.ok(Number(lines[1]!.split(',')[1]) > 0);
+  });
+
+  test('a template needing more -g than given exits 89', async () => {
+    const result = await run(process.execPath, [authrate, '-p', String(server.port), '-D', 'uid={1}.{2}', '-w', 'p', '-g', 'rand(0,5)']);
+    assert.equal(result.code, 89);
+    assert.match(result.stderr, /uses 2 argument/);
+  });
+
+  test('an unreachable server exits 91', async () => {
+    const port = await closedPort();
+    const result = await run(process.execPath, args(port, '-m', '10'));
+    assert.equal(result.code, 91, result.stderr);
+    assert.match(result.stderr, /cannot connect/);
+  });
+});
+
+describe('authrate against slapd', { skip: slapdAvailable() ? false : 'slapd is not installed' }, () => {
+  let slapd: Slapd;
+  before(async () => {
+    slapd = await createSlapd();
+    const ldif = execFileSync(process.execPath, [leveldapBin, 'make-ldif', '--users', String(USERS), '--scheme', 'SSHA512'], { encoding: 'utf8' });
+    await slapd.slapadd(ldif);
+    await slapd.start();
+  });
+  after(async () => {
+    await slapd?.stop();
+  });
+
+  suite('slapd', () => slapd.port);
+});

@@ -1,8 +1,9 @@
 /**
  * One client connection, owned here rather than by ldapjs: our own framing (size caps before
  * and after bind), one message decoded at a time, at most `maxOutstanding` operations in flight
- * (reading pauses beyond that), writes that wait for the socket to drain, an idle timeout, and
- * malformed input closing only this connection, after a notice of disconnection.
+ * (reading pauses beyond that), binds run alone, writes that wait for the socket to drain (and a
+ * client that stops reading is cut off), an idle timeout, and malformed input closing only this
+ * connection, after a notice of disconnection.
  */
 import type { Socket } from 'node:net';
 import { once } from 'node:events';
@@ -15,11 +16,17 @@ import { Abandoned } from './errors.js';
 import { logOperation } from './access-log.js';
 import { Session } from './session.js';
 
+/** A client that has not read what we wrote for this long is cut off. */
+const WRITE_STALL_MS = 60_000;
+
 export class Connection {
   readonly session: Session;
   private readonly frames: FrameReader;
-  private readonly queue: Buffer[] = [];
+  /** Decoded requests waiting for room (at most maxOutstanding run at once). */
+  private readonly queue: AnsweredRequest[] = [];
   private closing = false;
+  /** A bind runs alone (RFC 4511 4.2.1): nothing else starts while it is in progress. */
+  private binding = false;
 
   constructor(private readonly socket: Socket, private readonly server: ServerContext, id: number) {
     const { limits } = server.config;
@@ -39,42 +46,61 @@ export class Connection {
 
   private onData(chunk: Buffer): void {
     try {
-      for (const frame of this.frames.push(chunk)) this.queue.push(frame);
+      for (const frame of this.frames.push(chunk)) {
+        if (this.closing) return;
+        this.accept(decodeRequest(frame));
+      }
     } catch (error) {
-      if (!(error instanceof FrameError)) throw error;
-      this.disconnect(ResultCode.protocolError, error.kind === 'tooLarge' ? 'message too large' : 'malformed message');
+      if (error instanceof FrameError) {
+        this.disconnect(ResultCode.protocolError, error.kind === 'tooLarge' ? 'message too large' : 'malformed message');
+        return;
+      }
+      if (!(error instanceof ProtocolError)) throw error;
+      this.disconnect(ResultCode.protocolError, `malformed request: ${error.message}`);
       return;
     }
     this.pump();
   }
 
-  /** Starts queued operations while there is room; pauses reading while there is not. */
+  /**
+   * Takes a decoded request as it arrives: Unbind and Abandon act at once (they never wait behind
+   * the operations they are meant to stop); a reused or reserved message ID ends the connection.
+   */
+  private accept(request: Request): void {
+    if (request.kind === 'unbind') {
+      this.close();
+      return;
+    }
+    if (request.kind === 'abandon') {
+      const queued = this.queue.findIndex((waiting) => waiting.messageId === request.abandonId && waiting.kind !== 'bind');
+      if (queued !== -1) this.queue.splice(queued, 1);
+      else this.session.abandon(request.abandonId);
+      return;
+    }
+    if (request.messageId === 0 || this.session.isRunning(request.messageId)
+      || this.queue.some((waiting) => waiting.messageId === request.messageId)) {
+      throw new ProtocolError(`message ID ${request.messageId} is reserved or already in use`);
+    }
+    this.queue.push(request);
+  }
+
+  /** Starts queued operations while there is room and no bind is in the way; pauses reading otherwise. */
   private pump(): void {
     const { maxOutstanding } = this.server.config.limits;
-    while (this.queue.length > 0 && this.session.outstanding < maxOutstanding && !this.closing) {
-      this.handle(this.queue.shift()!);
+    while (this.queue.length > 0 && !this.closing && !this.binding) {
+      const next = this.queue[0]!;
+      if (next.kind === 'bind' ? this.session.outstanding > 0 : this.session.outstanding >= maxOutstanding) break;
+      this.queue.shift();
+      if (next.kind === 'bind') this.binding = true;
+      void this.run(next);
     }
     if (this.queue.length > 0) this.socket.pause();
     else if (!this.closing) this.socket.resume();
   }
 
-  private handle(frame: Buffer): void {
-    let request: Request;
-    try {
-      request = decodeRequest(frame);
-    } catch (error) {
-      if (!(error instanceof ProtocolError)) throw error;
-      this.disconnect(ResultCode.protocolError, `malformed request: ${error.message}`);
-      return;
-    }
-    if (request.kind === 'unbind') this.close();
-    else if (request.kind === 'abandon') this.session.abandon(request.abandonId);
-    else void this.run(request);
-  }
-
   private async run(request: AnsweredRequest): Promise<void> {
     const started = performance.now();
-    const signal = this.session.start(request.messageId);
+    const signal = this.session.start(request.messageId, request.kind === 'bind');
     const context: OperationContext = { server: this.server, session: this.session, signal, send: (message) => this.send(message) };
     try {
       const reply = await perform(request, context);
@@ -86,6 +112,7 @@ export class Connection {
       if (!(error instanceof Abandoned)) this.server.log.error({ err: error, conn: this.session.id }, 'cannot answer');
     } finally {
       this.session.finish(request.messageId);
+      if (request.kind === 'bind') this.binding = false;
       this.pump();
     }
   }
@@ -104,12 +131,17 @@ export class Connection {
   private async send(message: Buffer): Promise<void> {
     if (this.socket.destroyed) throw new Abandoned();
     if (this.socket.write(message)) return;
+    const waiting = new AbortController();
+    const stall = setTimeout(() => this.disconnect(ResultCode.unavailable, 'client stopped reading'), WRITE_STALL_MS);
     try {
-      await Promise.race([once(this.socket, 'drain'), once(this.socket, 'close')]);
+      await Promise.race([once(this.socket, 'drain', { signal: waiting.signal }), once(this.socket, 'close', { signal: waiting.signal })]);
     } catch {
       throw new Abandoned();
+    } finally {
+      clearTimeout(stall);
+      waiting.abort();
     }
-    if (this.socket.destroyed) throw new Abandoned();
+    if (this.socket.destroyed || this.closing) throw new Abandoned();
   }
 
   private onIdle(): void {

@@ -44,6 +44,8 @@ function replyForError(error: unknown, context: OperationContext, request: Answe
 
 /** Runs the operation; undefined means no response is due (abandoned). */
 export async function perform(request: AnsweredRequest, context: OperationContext): Promise<Reply | undefined> {
+  // A bind starts anonymous whatever its outcome, even a refusal before it runs (RFC 4513 4).
+  if (request.kind === 'bind') context.session.bindAs('', false);
   try {
     const refusal = unsupportedCriticalControl(request);
     if (refusal) return refusal;

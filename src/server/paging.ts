@@ -17,15 +17,23 @@ export interface PagedSearch {
   readonly entries: AsyncGenerator<Entry>;
   /** The entry that matched but did not fit the previous page. */
   readonly carried: readonly Matched[];
+  /** Entries sent on the earlier pages (the client's size limit counts them all). */
+  readonly sentBefore: number;
 }
 
 export class PagedSearches {
   private readonly open = new Map<string, PagedSearch>();
+  /** Set when the connection closed: a search finishing a page afterwards is closed, not kept. */
+  private closed = false;
 
   constructor(private readonly limit: number) {}
 
   /** Keeps a search for its next page and returns the cookie; the oldest is dropped past the limit. */
   keep(search: PagedSearch): Buffer {
+    if (this.closed) {
+      void search.entries.return(undefined);
+      return Buffer.alloc(0);
+    }
     if (this.open.size >= this.limit) {
       const [oldest] = this.open.keys();
       this.release(oldest!);
@@ -50,6 +58,7 @@ export class PagedSearches {
   }
 
   releaseAll(): void {
+    this.closed = true;
     for (const key of [...this.open.keys()]) this.release(key);
   }
 }

@@ -5,6 +5,8 @@ import { PagedSearches } from './paging.js';
 /** Set when an operation is abandoned or its connection closes; handlers poll it. */
 export class OperationSignal {
   aborted = false;
+  /** A bind cannot be abandoned (RFC 4511 4.11). */
+  constructor(readonly isBind = false) {}
 }
 
 export class Session {
@@ -31,8 +33,8 @@ export class Session {
   }
 
   /** Registers an operation; its signal is set on abandon or when the connection closes. */
-  start(messageId: number): OperationSignal {
-    const signal = new OperationSignal();
+  start(messageId: number, isBind = false): OperationSignal {
+    const signal = new OperationSignal(isBind);
     this.operations.set(messageId, signal);
     return signal;
   }
@@ -43,7 +45,11 @@ export class Session {
 
   abandon(messageId: number): void {
     const signal = this.operations.get(messageId);
-    if (signal) signal.aborted = true;
+    if (signal && !signal.isBind) signal.aborted = true;
+  }
+
+  isRunning(messageId: number): boolean {
+    return this.operations.has(messageId);
   }
 
   /** The connection is closing: stop everything it started. */

@@ -110,7 +110,11 @@ const CACHE_LIMIT = 10_000;
 const typeCache = new Map<string, AttributeType>();
 const keyCache = new Map<string, string>();
 
+/** Longer descriptions are computed each time: a client must not fill the caches with junk names. */
+const CACHED_LENGTH_LIMIT = 128;
+
 function remember<T>(cache: Map<string, T>, key: string, value: T): T {
+  if (key.length > CACHED_LENGTH_LIMIT) return value;
   if (cache.size >= CACHE_LIMIT) cache.clear();
   cache.set(key, value);
   return value;

@@ -1,7 +1,8 @@
 /**
  * Simple bind (RFC 4513): anonymous, the admin, or an entry's userPassword through the scheme
- * registry. An unknown DN costs the same as a wrong password (a dummy hash is verified), and
- * both answer invalidCredentials, so accounts cannot be enumerated.
+ * registry. An unknown DN and a wrong password both answer invalidCredentials, after a dummy
+ * verification and no sooner than the slowest recent verification, so neither the answer nor its
+ * timing tells whether an account exists.
  */
 import { normalizeDn, parseDn, values, ResultCode, type Dn } from '../../store/index.js';
 import type { OperationContext, Reply } from '../context.js';
@@ -11,35 +12,64 @@ type BindRequest = Extract<Request, { kind: 'bind' }>;
 
 const INVALID: Reply = { code: ResultCode.invalidCredentials, message: '' };
 
+/**
+ * Failed binds answer no sooner than the slowest recent verification (a decaying maximum), so
+ * neither an unknown DN nor a cheap stored scheme answers faster than a costly one.
+ */
+class FailureFloor {
+  private floorMs = 0;
+
+  observe(millis: number): void {
+    this.floorMs = Math.min(MAX_FLOOR_MS, Math.max(this.floorMs * 0.999, millis));
+  }
+
+  async wait(startedAt: number): Promise<void> {
+    const remaining = this.floorMs - (performance.now() - startedAt);
+    if (remaining > 0.2) await new Promise((resolve) => setTimeout(resolve, remaining));
+  }
+}
+
+const MAX_FLOOR_MS = 2000;
+const failureFloor = new FailureFloor();
+
+async function verifyOne(context: OperationContext, password: Buffer, stored: string): Promise<boolean> {
+  const started = performance.now();
+  const match = (await context.server.registry.verify(password, stored)).status === 'match';
+  failureFloor.observe(performance.now() - started);
+  return match;
+}
+
 async function verifyAny(context: OperationContext, password: Buffer, stored: readonly string[]): Promise<boolean> {
-  const { registry, dummyHash } = context.server;
   if (stored.length === 0) {
-    await registry.verify(password, dummyHash);
+    await verifyOne(context, password, context.server.dummyHash);
     return false;
   }
   for (const value of stored) {
-    if ((await registry.verify(password, value)).status === 'match') return true;
+    if (await verifyOne(context, password, value)) return true;
   }
   return false;
 }
 
-/** Bind DNs seen recently, parsed and normalized: the same accounts bind again and again. */
+/** Bind DNs that bound successfully, parsed and normalized: the same accounts bind again and again. */
 const boundNames = new Map<string, { readonly dn: Dn; readonly normalized: string }>();
+const CACHED_NAME_LIMIT = 512;
 
 function parseBindDn(name: string): { readonly dn: Dn; readonly normalized: string } {
-  let parsed = boundNames.get(name);
-  if (parsed === undefined) {
-    const dn = parseDn(name);
-    parsed = { dn, normalized: normalizeDn(dn) };
-    if (boundNames.size >= 50_000) boundNames.clear();
-    boundNames.set(name, parsed);
-  }
-  return parsed;
+  const cached = boundNames.get(name);
+  if (cached) return cached;
+  const dn = parseDn(name);
+  return { dn, normalized: normalizeDn(dn) };
 }
 
-function storedPasswords(context: OperationContext, name: string): { isAdmin: boolean; stored: string[] } {
+/** Remembers a DN that just bound (short ones only: the cache must not be a way to fill memory). */
+function remember(name: string, parsed: { readonly dn: Dn; readonly normalized: string }): void {
+  if (name.length > CACHED_NAME_LIMIT || boundNames.has(name)) return;
+  if (boundNames.size >= 50_000) boundNames.clear();
+  boundNames.set(name, parsed);
+}
+
+function storedPasswords(context: OperationContext, dn: Dn, normalized: string): { isAdmin: boolean; stored: string[] } {
   const { admin, store } = context.server;
-  const { dn, normalized } = parseBindDn(name);
   if (normalized === admin.normalizedDn) return { isAdmin: true, stored: [admin.stored] };
   const entry = store.getSync(dn);
   return { isAdmin: false, stored: entry ? values(entry, 'userPassword').map((value) => value.toString('utf8')) : [] };
@@ -59,8 +89,14 @@ export async function bind(request: BindRequest, context: OperationContext): Pro
   if (password.byteLength === 0) {
     return { code: ResultCode.unwillingToPerform, message: 'unauthenticated bind (DN with no password) disallowed' };
   }
-  const { isAdmin, stored } = storedPasswords(context, request.name);
-  if (!(await verifyAny(context, password, stored))) return INVALID;
+  const started = performance.now();
+  const parsed = parseBindDn(request.name);
+  const { isAdmin, stored } = storedPasswords(context, parsed.dn, parsed.normalized);
+  if (!(await verifyAny(context, password, stored))) {
+    await failureFloor.wait(started);
+    return INVALID;
+  }
+  remember(request.name, parsed);
   session.bindAs(request.name, isAdmin);
   return { code: ResultCode.success };
 }

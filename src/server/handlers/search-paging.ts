@@ -15,6 +15,9 @@ export interface Paging {
   /** The iterator of the search this cookie continues. */
   readonly resumed?: AsyncGenerator<Entry>;
   readonly carried: readonly Matched[];
+  /** Entries sent on earlier pages, and the client's own size limit over all pages (0: none). */
+  readonly sentBefore: number;
+  readonly totalLimit: number;
 }
 
 function signatureOf(request: SearchRequest): string {
@@ -28,16 +31,18 @@ export function pagingOf(request: SearchRequest, context: OperationContext, size
   const { size, cookie } = decodePagedResults(control.value ?? Buffer.alloc(0));
   const signature = signatureOf(request);
   const pageSize = sizeLimit > 0 ? Math.min(size, sizeLimit) : size;
-  if (cookie.byteLength === 0) return size === 0 ? finished() : { size: pageSize, signature, carried: [] };
+  const totalLimit = request.sizeLimit;
+  if (cookie.byteLength === 0) return size === 0 ? finished() : { size: pageSize, signature, carried: [], sentBefore: 0, totalLimit };
   const open = context.session.paged.take(cookie);
   if (!open || open.signature !== signature) {
+    void open?.entries.return(undefined);
     throw new DirectoryError('unwillingToPerform', 'paged results cookie is invalid');
   }
   if (size === 0) {
     void open.entries.return(undefined);
     return finished();
   }
-  return { size: pageSize, signature, resumed: open.entries, carried: open.carried };
+  return { size: pageSize, signature, resumed: open.entries, carried: open.carried, sentBefore: open.sentBefore, totalLimit };
 }
 
 function finished(): Reply {
@@ -53,7 +58,7 @@ export function pagedReply(
   context: OperationContext, paging: Paging, more: { source: AsyncGenerator<Entry>; next: Matched } | undefined, sent: number,
 ): Reply {
   const cookie = more
-    ? context.session.paged.keep({ signature: paging.signature, entries: more.source, carried: [more.next] })
+    ? context.session.paged.keep({ signature: paging.signature, entries: more.source, carried: [more.next], sentBefore: paging.sentBefore + sent })
     : Buffer.alloc(0);
   return { code: ResultCode.success, entries: sent, controls: [pagedControl(cookie)] };
 }

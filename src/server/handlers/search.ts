@@ -4,7 +4,7 @@
  * selected per request, size and time limits (client's and server's), simple paged results,
  * and abandon.
  */
-import { DirectoryError, ResultCode, formatDn, normalizeDn, parseDn, type Dn, type Entry } from '../../store/index.js';
+import { DirectoryError, ResultCode, formatDn, normalizeDn, parseDn, typeKey, type Dn, type Entry } from '../../store/index.js';
 import { indexHint, matches, mentionsAttribute } from '../filter/index.js';
 import { encodeSearchEntry } from '../protocol/index.js';
 import type { Request } from '../protocol/types.js';
@@ -47,11 +47,17 @@ async function sendEntry(walk: Walk, { entry, hasSubordinates }: Matched): Promi
   await context.send(encodeSearchEntry(request.messageId, entry.dn, attributes));
 }
 
+/** What the filter may test: without userPassword unless the viewer may read it, so no filter can probe a hash. */
+function filterView(walk: Walk, entry: Entry): Entry {
+  if (canSeePassword(walk.context.session, normalizeDn(entry.dn))) return entry;
+  return { dn: entry.dn, attributes: entry.attributes.filter((attribute) => typeKey(attribute.name) !== 'userpassword') };
+}
+
 /** The entry with its hasSubordinates (when needed) if it matches the search, else undefined. */
 async function check(walk: Walk, entry: Entry): Promise<Matched | undefined> {
   if (walk.request.scope === 'children' && normalizeDn(entry.dn) === walk.baseKey) return undefined;
   const hasSubordinates = walk.needsSubordinates ? await walk.context.server.store.hasChildren(entry.dn) : undefined;
-  return matches(walk.request.filter, entry, { hasSubordinates }) === true ? { entry, hasSubordinates } : undefined;
+  return matches(walk.request.filter, filterView(walk, entry), { hasSubordinates }) === true ? { entry, hasSubordinates } : undefined;
 }
 
 /**
@@ -73,6 +79,9 @@ async function walkEntries(walk: Walk, source: AsyncGenerator<Entry>, paging: Pa
       if (walk.deadline && performance.now() > walk.deadline) return { code: ResultCode.timeLimitExceeded, entries: sent };
       const matched = await check(walk, next.value);
       if (!matched) continue;
+      if (paging?.totalLimit && paging.sentBefore + sent >= paging.totalLimit) {
+        return { code: ResultCode.sizeLimitExceeded, entries: sent };
+      }
       if (paging && sent >= paging.size) {
         kept = true;
         return pagedReply(walk.context, paging, { source, next: matched }, sent);

@@ -93,8 +93,9 @@ export interface Response {
   readonly code?: number;
   readonly matchedDn?: string;
   readonly message?: string;
-  /** ExtendedResponse responseName, when present. */
+  /** ExtendedResponse responseName and responseValue, when present. */
   readonly responseName?: string;
+  readonly responseValue?: string;
   /** SearchResultEntry objectName. */
   readonly dn?: string;
 }
@@ -152,15 +153,18 @@ export function parseResponse(frame: Buffer): Response {
   const matched = mustRead(frame, code.end, op.end, 'matchedDN');
   const message = mustRead(frame, matched.end, op.end, 'diagnosticMessage');
   let responseName: string | undefined;
+  let responseValue: string | undefined;
   for (let at = message.end; at < op.end;) {
     const extra = mustRead(frame, at, op.end, 'response extra');
     if (op.tag === Op.extendedResponse && extra.tag === 0x8a) responseName = frame.toString('utf8', extra.start, extra.end);
+    if (op.tag === Op.extendedResponse && extra.tag === 0x8b) responseValue = frame.toString('utf8', extra.start, extra.end);
     at = extra.end;
   }
   return {
     messageId, op: op.tag, code: integer(frame, code),
     matchedDn: frame.toString('utf8', matched.start, matched.end), message: frame.toString('utf8', message.start, message.end),
     ...(responseName !== undefined && { responseName }),
+    ...(responseValue !== undefined && { responseValue }),
   };
 }
 

@@ -1,0 +1,86 @@
+/**
+ * Rules a client cannot bend (found by review): binds run alone and cannot be abandoned, a bind
+ * resets the session even when refused, message IDs cannot be reused, filters cannot probe a
+ * userPassword the client may not read, and the client's size limit holds across pages.
+ */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { createRequire } from 'node:module';
+import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
+import { ldapTool, NOTICE_OF_DISCONNECTION, Op, RawConnection, parseLdifOutput } from '../helpers/ldap-client.js';
+
+interface Encodable { toBer(): { buffer: Buffer } }
+interface Messages {
+  BindRequest: new (options: { messageId: number; name?: string; credentials?: string; controls?: unknown[] }) => Encodable;
+  SearchRequest: new (options: { messageId: number; baseObject: string; scope: 'base' | 'one' | 'sub'; filter: string; attributes?: string[] }) => Encodable;
+  AbandonRequest: new (options: { messageId: number; abandonId: number }) => Encodable;
+  ExtensionRequest: new (options: { messageId: number; requestName: string }) => Encodable;
+}
+interface Controls { Control: new (options: { type: string; criticality: boolean }) => unknown }
+const require = createRequire(import.meta.url);
+const messages = require('@ldapjs/messages') as Messages;
+const controls = require('@ldapjs/controls') as Controls;
+
+const USER = 'uid=user.1,ou=People,dc=example,dc=com';
+const bind = (messageId: number, name: string, credentials: string, critical?: string) => new messages.BindRequest({
+  messageId, name, credentials, ...(critical && { controls: [new controls.Control({ type: critical, criticality: true })] }),
+}).toBer().buffer;
+const whoAmI = (messageId: number) => new messages.ExtensionRequest({ messageId, requestName: '1.3.6.1.4.1.4203.1.11.3' }).toBer().buffer;
+const search = (messageId: number) => new messages.SearchRequest({ messageId, baseObject: USER, scope: 'base', filter: '(objectClass=*)', attributes: ['1.1'] }).toBer().buffer;
+
+describe('leveldap serve: session rules', () => {
+  let server: LeveldapServer;
+  before(async () => { server = await startLeveldap({ users: 200 }); });
+  after(async () => { await server.stop(); });
+
+  async function exchange(bytes: Buffer[], until: (connection: RawConnection) => boolean): Promise<RawConnection> {
+    const connection = await RawConnection.open(server.port);
+    connection.write(Buffer.concat(bytes));
+    assert.ok(await connection.until(() => until(connection), 10_000), 'answers arrive');
+    connection.socket.destroy();
+    return connection;
+  }
+  const identity = (connection: RawConnection, id: number) => connection.responses.find((r) => r.messageId === id)?.responseValue;
+
+  test('pipelined binds run one after the other: a failed last bind leaves the connection anonymous', async () => {
+    const connection = await exchange([bind(1, server.adminDn, server.adminPassword), bind(2, USER, 'wrong'), whoAmI(3)],
+      (c) => c.responses.some((r) => r.messageId === 3));
+    assert.deepEqual(connection.responses.map((r) => [r.messageId, r.code]), [[1, 0], [2, 49], [3, 0]]);
+    assert.equal(identity(connection, 3), '');
+  });
+
+  test('a bind cannot be abandoned: it is answered, and its outcome stands', async () => {
+    const connection = await exchange([bind(1, server.adminDn, server.adminPassword), new messages.AbandonRequest({ messageId: 2, abandonId: 1 }).toBer().buffer, whoAmI(3)],
+      (c) => c.responses.some((r) => r.messageId === 3));
+    assert.equal(connection.responses.find((r) => r.messageId === 1)?.code, 0);
+    assert.equal(identity(connection, 3), `dn:${server.adminDn}`);
+  });
+
+  test('a bind refused for an unknown critical control still resets the session to anonymous', async () => {
+    const connection = await exchange([bind(1, server.adminDn, server.adminPassword), bind(2, 'uid=nobody,dc=example,dc=com', 'x', '1.2.3.4'), whoAmI(3)],
+      (c) => c.responses.some((r) => r.messageId === 3));
+    assert.equal(connection.responses.find((r) => r.messageId === 2)?.code, 12);
+    assert.equal(identity(connection, 3), '');
+  });
+
+  test('a message ID already in use ends the connection with a notice of disconnection', async () => {
+    const connection = await exchange([search(5), search(5)], (c) => c.closed);
+    assert.ok(connection.responses.some((r) => r.op === Op.extendedResponse && r.responseName === NOTICE_OF_DISCONNECTION));
+  });
+
+  test('filters cannot test userPassword for clients that may not read it; the admin can', async () => {
+    const probe = ['-LLL', '-b', 'ou=People,dc=example,dc=com', '(&(uid=user.1)(userPassword={SSHA512}*))', '1.1'];
+    const anonymous = await ldapTool('ldapsearch', server.url, probe);
+    assert.equal(parseLdifOutput(anonymous.stdout).length, 0);
+    const other = await ldapTool('ldapsearch', server.url, probe, { dn: 'uid=user.2,ou=People,dc=example,dc=com', password: 'password' });
+    assert.equal(parseLdifOutput(other.stdout).length, 0);
+    const admin = await ldapTool('ldapsearch', server.url, probe, { dn: server.adminDn, passwordFile: server.adminPasswordFile });
+    assert.equal(parseLdifOutput(admin.stdout).length, 1);
+  });
+
+  test('the client\'s size limit holds across pages', async () => {
+    const result = await ldapTool('ldapsearch', server.url, ['-LLL', '-z', '3', '-E', 'pr=2/noprompt', '-b', 'ou=People,dc=example,dc=com', '(uid=user.1*)', '1.1']);
+    assert.equal(result.code, 4);
+    assert.equal(parseLdifOutput(result.stdout).length, 3);
+  });
+});

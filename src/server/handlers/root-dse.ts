@@ -2,13 +2,16 @@
  * The root DSE (base "" scope base): what this server is and supports. Like OpenLDAP, its
  * attributes are operational: a plain request returns objectClass, `+` or names return the rest.
  */
-import { ResultCode } from '../../store/index.js';
+import { ResultCode, typeKey } from '../../store/index.js';
 import { matches } from '../filter/index.js';
-import { encodeSearchEntry, PAGED_RESULTS_OID } from '../protocol/index.js';
+import { encodeSearchEntry, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from '../protocol/index.js';
 import type { Request } from '../protocol/types.js';
 import { parseSelection } from '../attributes.js';
 import { WHO_AM_I_OID } from './extended.js';
 import type { OperationContext, Reply } from '../context.js';
+
+/** RFC 3673: `+` returns all operational attributes. */
+const ALL_OPERATIONAL_ATTRIBUTES = '1.3.6.1.4.1.4203.1.5.1';
 
 type SearchRequest = Extract<Request, { kind: 'search' }>;
 
@@ -23,7 +26,8 @@ async function rootDseEntry(context: OperationContext) {
       { name: 'objectClass', values: text('top', 'extensibleObject') },
       { name: 'namingContexts', values: text(...contexts) },
       { name: 'supportedLDAPVersion', values: text('3') },
-      { name: 'supportedControl', values: text(PAGED_RESULTS_OID) },
+      { name: 'supportedControl', values: text(PAGED_RESULTS_OID, MANAGE_DSA_IT_OID) },
+      { name: 'supportedFeatures', values: text(ALL_OPERATIONAL_ATTRIBUTES) },
       { name: 'supportedExtension', values: text(WHO_AM_I_OID) },
       { name: 'vendorName', values: text('leveldap') },
       { name: 'vendorVersion', values: text(vendorVersion) },
@@ -33,7 +37,7 @@ async function rootDseEntry(context: OperationContext) {
 
 /** objectClass is a user attribute of the root DSE; the rest are operational. */
 function wanted(name: string, selection: ReturnType<typeof parseSelection>): boolean {
-  const key = name.toLowerCase();
+  const key = typeKey(name);
   if (selection.named.has(key)) return true;
   return key === 'objectclass' ? selection.allUser : selection.allOperational;
 }

@@ -9,7 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const bin = join(root, 'bin', 'leveldap.cjs');
+const bin = join(root, 'bin', 'leveldap.js');
 const data = join(root, 'data', 'db');
 const passwordFile = join(root, 'data', 'admin-password');
 const USERS = 10_000;

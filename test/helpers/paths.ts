@@ -4,4 +4,4 @@ import { join } from 'node:path';
 
 export const repoRoot = fileURLToPath(new URL('../../../', import.meta.url));
 export const fixturePath = (...parts: string[]): string => join(repoRoot, 'test', 'fixtures', ...parts);
-export const leveldapBin = join(repoRoot, 'bin', 'leveldap.cjs');
+export const leveldapBin = join(repoRoot, 'bin', 'leveldap.js');

@@ -9,11 +9,10 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runBindLoad, type LoadResult } from '../src/bench/bind-load.js';
-import { createSlapd, type Slapd } from '../test/helpers/slapd.js';
+import { canConnect, createSlapd, freePort, type Slapd } from '../test/helpers/slapd.js';
 import { leveldapBin } from '../test/helpers/paths.js';
 
 const USERS = Number(process.env.USERS ?? 10_000);
@@ -29,22 +28,9 @@ function leveldap(args: string[], input?: Buffer): Buffer {
   return result.stdout;
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
-
 async function waitForPort(port: number): Promise<void> {
   for (let i = 0; i < 200; i += 1) {
-    const open = await new Promise<boolean>((resolve) => {
-      const socket = net.connect(port, '127.0.0.1', () => { socket.destroy(); resolve(true); });
-      socket.on('error', () => resolve(false));
-    });
-    if (open) return;
+    if (await canConnect(port)) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`nothing listens on ${port}`);

@@ -2,7 +2,7 @@
 
 export type Settled<T> = { readonly ok: true; readonly value: T } | { readonly ok: false; readonly error: unknown };
 
-export function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
+function settle<T>(promise: Promise<T>): Promise<Settled<T>> {
   return promise.then((value) => ({ ok: true, value }) as const, (error: unknown) => ({ ok: false, error }) as const);
 }
 

@@ -9,6 +9,8 @@ import type { Entry } from '../store/index.js';
 export interface Matched {
   readonly entry: Entry;
   readonly hasSubordinates?: boolean;
+  /** May the searching client read this entry's userPassword? */
+  readonly showPassword: boolean;
 }
 
 export interface PagedSearch {

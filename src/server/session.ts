@@ -26,9 +26,10 @@ export class Session {
     return this.dn === '';
   }
 
-  bindAs(dn: string, isAdmin: boolean): void {
+  /** Binds the session; pass the normalized DN when the caller already has it. */
+  bindAs(dn: string, isAdmin: boolean, normalizedDn = dn === '' ? '' : normalizeDn(dn)): void {
     this.dn = dn;
-    this.normalizedDn = dn === '' ? '' : normalizeDn(dn);
+    this.normalizedDn = normalizedDn;
     this.isAdmin = isAdmin;
   }
 

@@ -88,7 +88,7 @@ function slapdConf(dir: string, suffix: string, rootDn: string, rootPassword: st
 
 
 /** A port nobody listens on right now, from the kernel's ephemeral range. */
-function freePort(): Promise<number> {
+export function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = net.createServer();
     server.once('error', reject);
@@ -99,7 +99,8 @@ function freePort(): Promise<number> {
   });
 }
 
-function canConnect(port: number): Promise<boolean> {
+/** Does something accept TCP connections on 127.0.0.1:port? */
+export function canConnect(port: number): Promise<boolean> {
   return new Promise((resolve) => {
     const socket = net.connect({ host: '127.0.0.1', port });
     socket.once('connect', () => {

@@ -97,6 +97,6 @@ export async function bind(request: BindRequest, context: OperationContext): Pro
     return INVALID;
   }
   remember(request.name, parsed);
-  session.bindAs(request.name, isAdmin);
+  session.bindAs(request.name, isAdmin, parsed.normalized);
   return { code: ResultCode.success };
 }

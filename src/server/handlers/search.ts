@@ -40,24 +40,26 @@ interface Walk {
   readonly needsSubordinates: boolean;
 }
 
-async function sendEntry(walk: Walk, { entry, hasSubordinates }: Matched): Promise<void> {
+async function sendEntry(walk: Walk, { entry, hasSubordinates, showPassword }: Matched): Promise<void> {
   const { context, request } = walk;
-  const showPassword = canSeePassword(context.session, normalizeDn(entry.dn));
   const attributes = selectAttributes(entry, walk.selection, { showPassword, typesOnly: request.typesOnly, hasSubordinates });
   await context.send(encodeSearchEntry(request.messageId, entry.dn, attributes));
 }
 
 /** What the filter may test: without userPassword unless the viewer may read it, so no filter can probe a hash. */
-function filterView(walk: Walk, entry: Entry): Entry {
-  if (canSeePassword(walk.context.session, normalizeDn(entry.dn))) return entry;
+function filterView(entry: Entry, showPassword: boolean): Entry {
+  if (showPassword) return entry;
   return { dn: entry.dn, attributes: entry.attributes.filter((attribute) => typeKey(attribute.name) !== 'userpassword') };
 }
 
 /** The entry with its hasSubordinates (when needed) if it matches the search, else undefined. */
 async function check(walk: Walk, entry: Entry): Promise<Matched | undefined> {
-  if (walk.request.scope === 'children' && normalizeDn(entry.dn) === walk.baseKey) return undefined;
+  const normalized = normalizeDn(entry.dn);
+  if (walk.request.scope === 'children' && normalized === walk.baseKey) return undefined;
+  const showPassword = canSeePassword(walk.context.session, normalized);
   const hasSubordinates = walk.needsSubordinates ? await walk.context.server.store.hasChildren(entry.dn) : undefined;
-  return matches(walk.request.filter, filterView(walk, entry), { hasSubordinates }) === true ? { entry, hasSubordinates } : undefined;
+  const match = matches(walk.request.filter, filterView(entry, showPassword), { hasSubordinates }) === true;
+  return match ? { entry, hasSubordinates, showPassword } : undefined;
 }
 
 /**

@@ -1,11 +1,15 @@
 /**
- * One authrate connection: plain TCP or TLS, simple binds one at a time (the BindRequest and the
- * result reading of bind-wire.ts, framing by FrameReader), and a clean UnbindRequest before close.
+ * One authrate connection: plain TCP, LDAPS or StartTLS; one operation at a time (simple binds,
+ * and the searches of search-then-bind; the encoding and result reading of bind-wire.ts, framing
+ * by FrameReader), and a clean UnbindRequest before close.
  */
 import net from 'node:net';
 import tls from 'node:tls';
 import { FrameReader } from '../server/protocol/index.js';
-import { encodeSimpleBind, encodeUnbind, readResult } from './bind-wire.js';
+import {
+  SEARCH_DONE, SEARCH_ENTRY, encodeSearch, encodeSimpleBind, encodeStartTls, encodeUnbind, readCode, readEntryDn, readMessage, readResult,
+  type SearchSpec,
+} from './bind-wire.js';
 
 /** The result code authrate counts when a connection cannot be made or is lost (LDAP "connect error"). */
 export const CONNECT_ERROR = 91;
@@ -14,7 +18,14 @@ export interface Endpoint {
   readonly host: string;
   readonly port: number;
   readonly useSsl: boolean;
+  readonly useStartTls: boolean;
   readonly trustAll: boolean;
+}
+
+/** What a search-then-bind search found: its result code and the DNs of (up to two) entries. */
+export interface SearchOutcome {
+  readonly code: number;
+  readonly dns: readonly string[];
 }
 
 export class ConnectionError extends Error {
@@ -25,12 +36,18 @@ function describe(error: unknown): string {
   return (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
 }
 
-function openSocket(endpoint: Endpoint): Promise<net.Socket> {
+const tlsOptions = (endpoint: Endpoint): tls.ConnectionOptions => ({
+  rejectUnauthorized: !endpoint.trustAll, servername: net.isIP(endpoint.host) ? undefined : endpoint.host,
+});
+
+/** Connects (TCP, or TLS over `socket` when given); resolves once connected (TLS: handshaken). */
+function connect(endpoint: Endpoint, tlsOver?: net.Socket): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
     const onError = (error: Error) => reject(new ConnectionError(`cannot connect to ${endpoint.host}:${endpoint.port}: ${describe(error)}`));
-    const socket = endpoint.useSsl
-      ? tls.connect({ host: endpoint.host, port: endpoint.port, rejectUnauthorized: !endpoint.trustAll, servername: net.isIP(endpoint.host) ? undefined : endpoint.host }, () => done())
-      : net.connect({ host: endpoint.host, port: endpoint.port }, () => done());
+    const address = { host: endpoint.host, port: endpoint.port };
+    const socket = tlsOver
+      ? tls.connect({ ...tlsOptions(endpoint), socket: tlsOver }, () => done())
+      : endpoint.useSsl ? tls.connect({ ...address, ...tlsOptions(endpoint) }, () => done()) : net.connect(address, () => done());
     const done = () => {
       socket.off('error', onError);
       resolve(socket);
@@ -40,16 +57,52 @@ function openSocket(endpoint: Endpoint): Promise<net.Socket> {
   });
 }
 
+/** Sends the StartTLS extended request (message 1) and waits for its response's result code. */
+function requestStartTls(socket: net.Socket): Promise<number> {
+  const frames = new FrameReader({ maxBytes: 1 << 16 });
+  return new Promise((resolve, reject) => {
+    const onData = (chunk: Buffer) => {
+      const [frame] = frames.push(chunk);
+      if (!frame) return;
+      socket.off('data', onData).off('error', reject).off('close', onClose);
+      resolve(readResult(frame).code);
+    };
+    const onClose = () => reject(new Error('the server closed the connection'));
+    socket.on('data', onData).once('error', reject).once('close', onClose);
+    socket.write(encodeStartTls(1));
+  });
+}
+
+/** A plain connection upgraded with StartTLS (-q). */
+async function connectStartTls(endpoint: Endpoint): Promise<net.Socket> {
+  const plain = await connect(endpoint);
+  const code = await requestStartTls(plain).catch((error: unknown) => {
+    plain.destroy();
+    throw new ConnectionError(`StartTLS with ${endpoint.host}:${endpoint.port} failed: ${describe(error)}`);
+  });
+  if (code !== 0) {
+    plain.destroy();
+    throw new ConnectionError(`${endpoint.host}:${endpoint.port} refused StartTLS (result code ${code})`);
+  }
+  return connect(endpoint, plain);
+}
+
+function openSocket(endpoint: Endpoint): Promise<net.Socket> {
+  return endpoint.useStartTls ? connectStartTls(endpoint) : connect(endpoint);
+}
+
 interface Pending {
   readonly messageId: number;
-  readonly resolve: (code: number) => void;
+  /** Takes one response of this operation (its tag, where its content starts); true when it was the last. */
+  readonly take: (frame: Buffer, tag: number, content: number) => boolean;
   readonly reject: (error: Error) => void;
 }
 
 export class BindConnection {
   readonly #socket: net.Socket;
   readonly #frames = new FrameReader({ maxBytes: 1 << 20 });
-  #messageId = 0;
+  /** Message 1 may have been the StartTLS request. */
+  #messageId = 1;
   #pending: Pending | undefined;
   #closed = false;
 
@@ -66,12 +119,30 @@ export class BindConnection {
 
   /** Sends a simple bind and resolves with its result code; rejects with ConnectionError if the connection fails. */
   bind(dn: string, password: Buffer): Promise<number> {
+    return this.#send((messageId) => encodeSimpleBind(messageId, dn, password), (resolve) => (frame, _tag, content) => {
+      resolve(readCode(frame, content));
+      return true;
+    });
+  }
+
+  /** Runs a search; resolves with its result code and the first two entries' DNs (enough to tell "exactly one"). */
+  search(spec: SearchSpec): Promise<SearchOutcome> {
+    const dns: string[] = [];
+    return this.#send((messageId) => encodeSearch(messageId, spec), (resolve) => (frame, tag, content) => {
+      if (tag === SEARCH_ENTRY && dns.length < 2) dns.push(readEntryDn(frame, content));
+      if (tag !== SEARCH_DONE) return false;
+      resolve({ code: readCode(frame, content), dns });
+      return true;
+    });
+  }
+
+  #send<T>(encode: (messageId: number) => Buffer, taker: (resolve: (value: T) => void) => Pending['take']): Promise<T> {
     if (this.#closed) return Promise.reject(new ConnectionError('connection closed'));
     this.#messageId += 1;
     const messageId = this.#messageId;
     return new Promise((resolve, reject) => {
-      this.#pending = { messageId, resolve, reject };
-      this.#socket.write(encodeSimpleBind(messageId, dn, password));
+      this.#pending = { messageId, take: taker(resolve), reject };
+      this.#socket.write(encode(messageId));
     });
   }
 
@@ -91,12 +162,9 @@ export class BindConnection {
   #receive(chunk: Buffer): void {
     try {
       for (const frame of this.#frames.push(chunk)) {
-        const { messageId, code } = readResult(frame);
+        const { messageId, tag, content } = readMessage(frame);
         const pending = this.#pending;
-        if (pending && messageId === pending.messageId) {
-          this.#pending = undefined;
-          pending.resolve(code);
-        }
+        if (pending && messageId === pending.messageId && pending.take(frame, tag, content)) this.#pending = undefined;
       }
     } catch (error) {
       this.#lost(`bad response: ${describe(error)}`);

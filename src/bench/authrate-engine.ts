@@ -1,16 +1,21 @@
 /**
  * authrate's load: one worker per connection, one bind outstanding at a time (OpenDJ AuthRate
  * has no -t). With -f a worker keeps its connection and rebinds; without, every iteration
- * connects, binds, unbinds and closes. With -M each worker is paced and a response time runs
+ * connects, binds, unbinds and closes. In search-then-bind an iteration is a search (exactly one
+ * entry, else error 94 none / 95 several) and then the bind, timed as one operation. With -M each worker is paced and a response time runs
  * from the operation's intended start, so a slow server cannot hide its queueing (no
  * coordinated omission).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { AuthrateConfig } from './authrate-options.js';
+import filters from '@ldapjs/filter';
+import type { AuthrateConfig, SearchThenBind } from './authrate-options.js';
 import { BindConnection, CONNECT_ERROR, ConnectionError } from './authrate-connection.js';
 import { Stats, type StatsRow, type StatsSummary } from './authrate-stats.js';
 
 const INVALID_PASSWORD = Buffer.from('invalid-password', 'utf8');
+/** Client-side result codes of a search-then-bind search that did not find exactly one entry (LDAP C API). */
+export const NO_RESULTS_RETURNED = 94;
+export const MORE_RESULTS_TO_RETURN = 95;
 /** OpenDJ stops trying to catch up on a missed pace once this far behind. */
 const MAX_LAG_MS = 60_000;
 /** After a stop, how long in-flight binds may take before their connections are cut. */
@@ -63,23 +68,36 @@ function pacer(opsPerSecond: number, control: Control): () => Promise<number> {
   };
 }
 
-/** The bind DN and password of each next iteration, from this worker's own generators. */
-function bindSource(config: AuthrateConfig): () => { dn: string; password: Buffer } {
+/** The template arguments and password of each next iteration, from this worker's own generators. */
+function iterationSource(config: AuthrateConfig): () => { args: string[]; password: Buffer } {
   const generators = config.generators.map((factory) => factory());
   return () => ({
-    dn: config.bindDn(generators.map((next) => next())),
+    args: generators.map((next) => next()),
     password: Math.random() * 100 < config.invalidPassword ? INVALID_PASSWORD : config.password,
   });
+}
+
+/** The one entry's DN, or the code that counts as the iteration's error. */
+async function findEntry(connection: BindConnection, search: SearchThenBind, args: readonly string[]): Promise<string | number> {
+  const { code, dns } = await connection.search({
+    base: search.base(args), scope: search.scope, deref: search.deref, attributes: search.attributes,
+    filter: filters.parseString(search.filter(args)).toBer().buffer,
+  });
+  if (code !== 0) return code;
+  if (dns.length !== 1) return dns.length === 0 ? NO_RESULTS_RETURNED : MORE_RESULTS_TO_RETURN;
+  return dns[0]!;
 }
 
 class Worker {
   #connection: BindConnection | undefined;
   #counted = 0;
-  readonly #nextBind: () => { dn: string; password: Buffer };
+  readonly #nextIteration: () => { args: string[]; password: Buffer };
+  /** The time the last iteration's search took (search-then-bind). */
+  #searchMs = 0;
   readonly #nextStart: () => Promise<number>;
 
   constructor(private readonly control: Control, private readonly quota: number) {
-    this.#nextBind = bindSource(control.config);
+    this.#nextIteration = iterationSource(control.config);
     this.#nextStart = pacer(control.config.targetThroughput / control.config.connections, control);
   }
 
@@ -89,19 +107,19 @@ class Worker {
       if (!running(this.control)) break;
       const code = await this.#iteration();
       if (this.control.counting && running(this.control)) {
-        this.control.stats.record(performance.now() - intended, code);
+        this.control.stats.record(performance.now() - intended, code, this.#searchMs);
         this.#counted += 1;
       }
     }
     this.#close();
   }
 
-  /** One bind; its result code, or 91 when the connection fails. */
+  /** One bind (after its search, in search-then-bind); its result code, or 91 when the connection fails. */
   async #iteration(): Promise<number> {
-    const { dn, password } = this.#nextBind();
+    const { args, password } = this.#nextIteration();
     try {
       const connection = this.#connection ?? (await this.#open());
-      const code = await connection.bind(dn, password);
+      const code = await this.#bind(connection, args, password);
       if (!this.control.config.keepConnectionsOpen) this.#close();
       return code;
     } catch (error) {
@@ -109,6 +127,16 @@ class Worker {
       this.#drop();
       return CONNECT_ERROR;
     }
+  }
+
+  async #bind(connection: BindConnection, args: string[], password: Buffer): Promise<number> {
+    const { search, bindDn } = this.control.config;
+    if (!search) return connection.bind(bindDn(args), password);
+    const searchStart = performance.now();
+    const found = await findEntry(connection, search, args);
+    this.#searchMs = performance.now() - searchStart;
+    if (typeof found === 'number') return found;
+    return connection.bind(bindDn([...args, found]), password);
   }
 
   async #open(): Promise<BindConnection> {

@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import yargs from 'yargs';
+import filters from '@ldapjs/filter';
 import { GeneratorError, parseGenerator, type GeneratorFactory } from './generators.js';
 import { TemplateError, argumentsUsed, compileTemplate, type Template } from './template.js';
 
@@ -21,11 +22,14 @@ export interface AuthrateConfig {
   readonly host: string;
   readonly port: number;
   readonly useSsl: boolean;
+  readonly useStartTls: boolean;
   readonly trustAll: boolean;
   /** The -D template as given, and compiled. */
   readonly bindDnTemplate: string;
   readonly bindDn: Template;
   readonly password: Buffer;
+  /** Search-then-bind (-b and a filter): each bind DN template gets the found entry's DN as its last argument. */
+  readonly search?: SearchThenBind;
   readonly connections: number;
   readonly keepConnectionsOpen: boolean;
   /** One factory per -g, in order; each worker makes its own generators. */
@@ -44,6 +48,18 @@ export interface AuthrateConfig {
   readonly scriptFriendly: boolean;
   readonly json: boolean;
 }
+
+export interface SearchThenBind {
+  readonly base: Template;
+  readonly filter: Template;
+  /** RFC 4511 scope and derefAliases numbers. */
+  readonly scope: number;
+  readonly deref: number;
+  readonly attributes: readonly string[];
+}
+
+const SCOPES: Readonly<Record<string, number>> = { base: 0, one: 1, sub: 2, subordinates: 3 };
+const DEREF_POLICIES: Readonly<Record<string, number>> = { never: 0, search: 1, find: 2, always: 3 };
 
 type Raw = Record<string, unknown>;
 
@@ -107,16 +123,55 @@ function generators(raw: Raw): GeneratorFactory[] {
   }
 }
 
-function bindDn(raw: Raw, argumentCount: number): { template: string; compiled: Template } {
-  const template = raw['bindDN'] === undefined ? fail('no bind DN: -D (--bindDN) is required') : String(single(raw['bindDN']));
+/** Compiles a template that may use `available` arguments (the -g values, plus the found DN in search-then-bind). */
+function template(flag: string, text: string, available: number, what: string): Template {
   try {
-    const needed = argumentsUsed(template);
-    if (needed > argumentCount) fail(`-D "${template}" uses ${needed} argument(s) but ${argumentCount} -g given`);
-    return { template, compiled: compileTemplate(template) };
+    const needed = argumentsUsed(text);
+    if (needed > available) fail(`${flag} "${text}" uses ${needed} argument(s) but ${what}`);
+    return compileTemplate(text);
   } catch (error) {
-    if (error instanceof TemplateError) fail(`-D ${error.message}`);
+    if (error instanceof TemplateError) fail(`${flag} ${error.message}`);
     throw error;
   }
+}
+
+function bindDn(raw: Raw, argumentCount: number, searching: boolean): { template: string; compiled: Template } {
+  const text = raw['bindDN'] === undefined ? fail('no bind DN: -D (--bindDN) is required') : String(single(raw['bindDN']));
+  const what = searching ? `${argumentCount} -g given plus the found DN` : `${argumentCount} -g given`;
+  return { template: text, compiled: template('-D', text, argumentCount + (searching ? 1 : 0), what) };
+}
+
+function choice(raw: Raw, name: string, flag: string, table: Readonly<Record<string, number>>): number {
+  const text = String(single(raw[name]));
+  const value = table[text.toLowerCase()];
+  if (value === undefined) fail(`${flag}: "${text}" is not one of ${Object.keys(table).join(', ')}`);
+  return value;
+}
+
+/** The filter template must parse once filled in; checked with placeholder arguments. */
+function checkFilter(filter: Template, argumentCount: number): void {
+  const sample = filter(Array.from({ length: argumentCount }, (_, i) => `x${i}`));
+  try {
+    filters.parseString(sample);
+  } catch (error) {
+    fail(`the filter "${sample}" (arguments filled in) is not an LDAP filter: ${(error as Error).message}`);
+  }
+}
+
+/** `-b BASE FILTER [ATTRIBUTE...]`: search-then-bind; neither: plain binds. */
+function searchThenBind(raw: Raw, argumentCount: number): SearchThenBind | undefined {
+  const [filterText, ...attributes] = list(raw['_']);
+  const base = raw['baseDn'] === undefined ? undefined : String(single(raw['baseDn']));
+  if (base === undefined && filterText === undefined) return undefined;
+  if (base === undefined) fail(`a filter ("${filterText}") needs a search base: -b BASE (search-then-bind)`);
+  if (filterText === undefined) fail('-b needs a filter template after the options (search-then-bind)');
+  const available = `${argumentCount} -g given`;
+  const filter = template('filter', filterText, argumentCount, available);
+  checkFilter(filter, argumentCount);
+  return {
+    base: template('-b', base, argumentCount, available), filter, attributes,
+    scope: choice(raw, 'searchScope', '-s', SCOPES), deref: choice(raw, 'dereferencePolicy', '-a', DEREF_POLICIES),
+  };
 }
 
 function percentiles(raw: Raw): number[] {
@@ -136,10 +191,10 @@ function checkIterations(maxIterations: number, connections: number): void {
 }
 
 function toConfig(raw: Raw): AuthrateConfig {
-  const positional = list(raw['_']);
-  if (positional.length > 0) fail(`unexpected argument(s) ${positional.map((a) => `"${a}"`).join(' ')}: search-then-bind (a filter with -b) is not supported yet`);
   const factories = generators(raw);
-  const dn = bindDn(raw, factories.length);
+  const search = searchThenBind(raw, factories.length);
+  const dn = bindDn(raw, factories.length, search !== undefined);
+  if (raw['useSsl'] && raw['useStartTls']) fail('-Z (LDAPS) and -q (StartTLS) exclude each other');
   const connections = number(raw, 'numConnections', '-c', isPositiveInteger, 'a positive integer');
   const maxIterations = number(raw, 'maxIterations', '-m', isNonNegativeInteger, 'a non-negative integer');
   checkIterations(maxIterations, connections);
@@ -147,10 +202,12 @@ function toConfig(raw: Raw): AuthrateConfig {
     host: String(single(raw['hostname'])),
     port: number(raw, 'port', '-p', (n) => Number.isInteger(n) && n >= 1 && n <= 65535, 'a port number'),
     useSsl: Boolean(raw['useSsl']),
+    useStartTls: Boolean(raw['useStartTls']),
     trustAll: Boolean(raw['trustAll']),
     bindDnTemplate: dn.template,
     bindDn: dn.compiled,
     password: password(raw),
+    ...(search && { search }),
     connections,
     keepConnectionsOpen: Boolean(raw['keepConnectionsOpen']),
     generators: factories,
@@ -169,16 +226,22 @@ function toConfig(raw: Raw): AuthrateConfig {
 function parser(args: readonly string[]) {
   return yargs([...args])
     .scriptName('authrate')
-    .usage('$0 -D TEMPLATE (-w PASSWORD | -j FILE | --bindPasswordEnv NAME) [options]\n\nMeasures bind throughput and response time (OpenDJ/PingDS authrate).')
+    .usage('$0 -D TEMPLATE (-w PASSWORD | -j FILE | --bindPasswordEnv NAME) [options] [-b BASE FILTER [ATTRIBUTE...]]\n\n'
+      + 'Measures bind throughput and response time (OpenDJ/PingDS authrate). With -b and a filter template, each\n'
+      + 'iteration searches first; the one entry found has its DN appended as the last template argument.')
     .parserConfiguration({ 'camel-case-expansion': false })
     .option('hostname', { alias: 'h', type: 'string', default: 'localhost', requiresArg: true, describe: 'server host' })
     .option('port', { alias: 'p', type: 'string', default: '389', requiresArg: true, describe: 'server port' })
     .option('useSsl', { alias: 'Z', type: 'boolean', describe: 'connect with TLS (LDAPS)' })
+    .option('useStartTls', { alias: 'q', type: 'boolean', describe: 'upgrade each connection with StartTLS' })
     .option('trustAll', { alias: 'X', type: 'boolean', describe: 'accept any server certificate' })
     .option('bindDN', { alias: ['D', 'bindDn'], type: 'string', requiresArg: true, describe: 'bind DN template ({} / {N} / %s / %d)' })
     .option('bindPassword', { alias: 'w', type: 'string', requiresArg: true, describe: 'bind password' })
     .option('bindPasswordFile', { alias: 'j', type: 'string', requiresArg: true, describe: 'read the bind password from a file' })
     .option('bindPasswordEnv', { type: 'string', requiresArg: true, describe: 'read the bind password from an environment variable' })
+    .option('baseDn', { alias: ['b', 'baseDN'], type: 'string', requiresArg: true, describe: 'search-then-bind: search base template' })
+    .option('searchScope', { alias: 's', type: 'string', default: 'sub', requiresArg: true, describe: 'search-then-bind: base, one, sub or subordinates' })
+    .option('dereferencePolicy', { alias: 'a', type: 'string', default: 'never', requiresArg: true, describe: 'search-then-bind: never, always, search or find' })
     .option('numConnections', { alias: 'c', type: 'string', default: '1', requiresArg: true, describe: 'connections (one worker each)' })
     .option('keepConnectionsOpen', { alias: 'f', type: 'boolean', describe: 'keep connections open and rebind' })
     .option('argument', { alias: 'g', type: 'string', requiresArg: true, describe: 'template argument: rand(a,b), inc(a,b), rand(file), inc(file), randstr(n[,chars]) or a value (repeatable)' })

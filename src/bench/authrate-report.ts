@@ -8,8 +8,8 @@ const WIDTH = 8;
 
 const cell = (text: string): string => text.padStart(WIDTH);
 
-/** A group's inside: " c1 c2 ... " (9 characters a column, one more for the closing space). */
-const groupWidth = (columns: number): number => (WIDTH + 1) * columns + 1;
+/** A group's inside: " c1 c2 ... " (a space and 8 characters a column, or the label's length if longer; one more for the closing space). */
+const groupWidth = (cells: readonly string[]): number => cells.reduce((sum, text) => sum + Math.max(WIDTH, text.length) + 1, 1);
 
 function centred(text: string, width: number): string {
   const left = Math.ceil((width - text.length) / 2);
@@ -21,54 +21,61 @@ function line(groups: readonly (readonly string[])[]): string {
 }
 
 function titles(groups: readonly (readonly string[])[], titlesOf: readonly string[]): string {
-  return `|${groups.map((cells, i) => `${centred(titlesOf[i]!, groupWidth(cells.length))}|`).join('')}`;
+  return `|${groups.map((cells, i) => `${centred(titlesOf[i]!, groupWidth(cells))}|`).join('')}`;
 }
 
 export function percentileLabel(percentile: number): string {
   return `${percentile}%`;
 }
 
-function headerCells(percentiles: readonly number[]): string[][] {
-  return [['recent', 'average'], ['recent', 'average', ...percentiles.map(percentileLabel)], ['err/sec']];
+/** Search-then-bind adds a "bind time %" column (wider than 8) to the third group, then titled "Additional Statistics". */
+const BIND_TIME = 'bind time %';
+
+function headerCells(percentiles: readonly number[], searchThenBind: boolean): string[][] {
+  const additional = searchThenBind ? ['err/sec', BIND_TIME] : ['err/sec'];
+  return [['recent', 'average'], ['recent', 'average', ...percentiles.map(percentileLabel)], additional];
 }
 
 /** The five header lines, dashes first and last. */
-export function tableHeader(percentiles: readonly number[]): string[] {
-  const groups = headerCells(percentiles);
+export function tableHeader(percentiles: readonly number[], searchThenBind = false): string[] {
+  const groups = headerCells(percentiles, searchThenBind);
   const columns = line(groups);
   const dashes = '-'.repeat(columns.length);
   return [
     dashes,
-    titles(groups, ['Throughput', 'Response Time', '']),
-    titles(groups, ['(ops/second)', '(milliseconds)', '']),
+    titles(groups, ['Throughput', 'Response Time', searchThenBind ? 'Additional' : '']),
+    titles(groups, ['(ops/second)', '(milliseconds)', searchThenBind ? 'Statistics' : '']),
     columns,
     dashes,
   ];
 }
 
-function values(row: StatsRow): string[][] {
+function values(row: StatsRow, searchThenBind: boolean): string[][] {
+  const additional = [row.errorsPerSecond.toFixed(1), ...(searchThenBind ? [row.bindTimePercent.toFixed(1)] : [])];
   return [
     [row.recentThroughput.toFixed(1), row.averageThroughput.toFixed(1)],
     [row.recentResponseMs.toFixed(3), row.averageResponseMs.toFixed(3), ...row.percentilesMs.map((ms) => ms.toFixed(2))],
-    [row.errorsPerSecond.toFixed(1)],
+    additional,
   ];
 }
 
-export function tableRow(row: StatsRow): string {
-  return line(values(row));
+export function tableRow(row: StatsRow, searchThenBind = false): string {
+  const groups = values(row, searchThenBind);
+  if (searchThenBind) groups[2]![1] = groups[2]![1]!.padStart(BIND_TIME.length);
+  return line(groups);
 }
 
-export function csvHeader(percentiles: readonly number[]): string {
+export function csvHeader(percentiles: readonly number[], searchThenBind = false): string {
   return [
     'Time (seconds)', 'Recent throughput (ops/second)', 'Average throughput (ops/second)',
     'Recent response time (milliseconds)', 'Average response time (milliseconds)',
     ...percentiles.map((p) => `${percentileLabel(p)} response time (milliseconds)`),
-    'Errors/second',
+    'Errors/second', ...(searchThenBind ? ['bind time %'] : []),
   ].join(',');
 }
 
-export function csvRow(row: StatsRow): string {
-  return [row.elapsedSeconds.toFixed(1), ...values(row).flat()].join(',');
+export function csvRow(row: StatsRow, searchThenBind = false): string {
+  return [row.elapsedSeconds.toFixed(1), ...values(row, searchThenBind).flat()].join(',');
 }
 
 const round3 = (ms: number): number => Math.round(ms * 1000) / 1000;

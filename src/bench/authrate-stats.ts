@@ -18,6 +18,8 @@ export interface StatsRow {
   /** In the order of the percentiles asked for. */
   readonly percentilesMs: readonly number[];
   readonly errorsPerSecond: number;
+  /** Search-then-bind: the share of the interval's response time spent binding (after the search), in percent. */
+  readonly bindTimePercent: number;
 }
 
 /** The run as a whole, for --json. */
@@ -39,9 +41,10 @@ interface Counts {
   operations: number;
   errors: number;
   responseMs: number;
+  searchMs: number;
 }
 
-const zero = (): Counts => ({ operations: 0, errors: 0, responseMs: 0 });
+const zero = (): Counts => ({ operations: 0, errors: 0, responseMs: 0, searchMs: 0 });
 
 export class Stats {
   readonly #histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_MICROS, numberOfSignificantValueDigits: 3 });
@@ -60,11 +63,12 @@ export class Stats {
     return this.#total.operations;
   }
 
-  /** One finished operation: its response time and LDAP result code (0 = success). */
-  record(responseMs: number, code: number): void {
+  /** One finished operation: its response time, LDAP result code (0 = success) and, in search-then-bind, its search's time. */
+  record(responseMs: number, code: number, searchMs = 0): void {
     for (const counts of [this.#total, this.#interval]) {
       counts.operations += 1;
       counts.responseMs += responseMs;
+      counts.searchMs += searchMs;
       if (code !== 0) counts.errors += 1;
     }
     if (code !== 0) this.#errorsByCode[code] = (this.#errorsByCode[code] ?? 0) + 1;
@@ -99,6 +103,7 @@ export class Stats {
       averageResponseMs: mean(this.#total.responseMs, this.#total.operations),
       percentilesMs: percentiles.map((p) => this.#percentileMs(p)),
       errorsPerSecond: rate(recent.errors, intervalSeconds),
+      bindTimePercent: recent.responseMs > 0 ? (100 * (recent.responseMs - recent.searchMs)) / recent.responseMs : 0,
     };
     this.#interval = zero();
     this.#intervalStartedAt = now;

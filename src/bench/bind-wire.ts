@@ -1,6 +1,7 @@
 /**
- * The least a bind load client needs on the wire: a simple BindRequest encoded directly, and the
- * messageID and resultCode read from a BindResponse, nothing else parsed.
+ * The least a bind load client needs on the wire: simple BindRequests (and, for authrate's
+ * search-then-bind, SearchRequests and StartTLS) encoded directly; of a response only the
+ * messageID, the operation tag, the resultCode and an entry's DN are read, nothing else parsed.
  */
 
 function lengthBytes(length: number): Buffer {
@@ -14,7 +15,7 @@ function tlv(tag: number, content: Buffer): Buffer {
   return Buffer.concat([Buffer.from([tag]), lengthBytes(content.byteLength), content]);
 }
 
-function integer(value: number): Buffer {
+function integer(value: number, tag = 0x02): Buffer {
   const bytes: number[] = [];
   let rest = value;
   do {
@@ -22,13 +23,48 @@ function integer(value: number): Buffer {
     rest = Math.floor(rest / 256);
   } while (rest > 0);
   if (bytes[0]! & 0x80) bytes.unshift(0);
-  return tlv(0x02, Buffer.from(bytes));
+  return tlv(tag, Buffer.from(bytes));
 }
+
+const ENUMERATED = 0x0a;
+const octets = (text: string, tag = 0x04): Buffer => tlv(tag, Buffer.from(text, 'utf8'));
+
+/** Response operation tags (RFC 4511 4.2 - 4.12). */
+export const SEARCH_ENTRY = 0x64;
+export const SEARCH_DONE = 0x65;
+export const SEARCH_REFERENCE = 0x73;
+
+export const START_TLS_OID = '1.3.6.1.4.1.1466.20037';
 
 /** LDAPMessage { messageID, [APPLICATION 0] BindRequest { version 3, name, [0] simple } }. */
 export function encodeSimpleBind(messageId: number, dn: string, password: Buffer): Buffer {
   const bind = tlv(0x60, Buffer.concat([integer(3), tlv(0x04, Buffer.from(dn, 'utf8')), tlv(0x80, password)]));
   return tlv(0x30, Buffer.concat([integer(messageId), bind]));
+}
+
+export interface SearchSpec {
+  readonly base: string;
+  /** 0 base, 1 one, 2 sub, 3 subordinates. */
+  readonly scope: number;
+  /** 0 never, 1 searching, 2 finding, 3 always. */
+  readonly deref: number;
+  /** The filter, BER-encoded. */
+  readonly filter: Buffer;
+  readonly attributes: readonly string[];
+}
+
+/** LDAPMessage { messageID, [APPLICATION 3] SearchRequest } without limits, types and values. */
+export function encodeSearch(messageId: number, search: SearchSpec): Buffer {
+  const request = tlv(0x63, Buffer.concat([
+    octets(search.base), integer(search.scope, ENUMERATED), integer(search.deref, ENUMERATED), integer(0), integer(0),
+    Buffer.from([0x01, 0x01, 0x00]), search.filter, tlv(0x30, Buffer.concat(search.attributes.map((name) => octets(name)))),
+  ]));
+  return tlv(0x30, Buffer.concat([integer(messageId), request]));
+}
+
+/** LDAPMessage { messageID, [APPLICATION 23] ExtendedRequest { [0] StartTLS OID } }. */
+export function encodeStartTls(messageId: number): Buffer {
+  return tlv(0x30, Buffer.concat([integer(messageId), tlv(0x77, octets(START_TLS_OID, 0x80))]));
 }
 
 /** LDAPMessage { messageID, [APPLICATION 2] UnbindRequest NULL }. */
@@ -46,13 +82,30 @@ function header(frame: Buffer, offset: number): { content: number; length: numbe
   return { content: offset + 2 + count, length };
 }
 
-/** messageID and resultCode of an LDAPResult-shaped response (BindResponse and the like). */
-export function readResult(frame: Buffer): { messageId: number; code: number } {
+/** A response's messageID, its operation tag, and where the operation's content starts. */
+export function readMessage(frame: Buffer): { messageId: number; tag: number; content: number } {
   const message = header(frame, 0);
   const id = header(frame, message.content);
   let messageId = 0;
   for (let i = 0; i < id.length; i += 1) messageId = messageId * 256 + frame[id.content + i]!;
-  const op = header(frame, id.content + id.length);
-  const code = header(frame, op.content);
-  return { messageId, code: frame[code.content + code.length - 1]! };
+  const opAt = id.content + id.length;
+  return { messageId, tag: frame[opAt]!, content: header(frame, opAt).content };
+}
+
+/** The resultCode of an LDAPResult-shaped operation whose content starts at `content`. */
+export function readCode(frame: Buffer, content: number): number {
+  const code = header(frame, content);
+  return frame[code.content + code.length - 1]!;
+}
+
+/** messageID and resultCode of an LDAPResult-shaped response (BindResponse and the like). */
+export function readResult(frame: Buffer): { messageId: number; code: number } {
+  const { messageId, content } = readMessage(frame);
+  return { messageId, code: readCode(frame, content) };
+}
+
+/** The objectName of a SearchResultEntry whose content starts at `content`. */
+export function readEntryDn(frame: Buffer, content: number): string {
+  const name = header(frame, content);
+  return frame.toString('utf8', name.content, name.content + name.length);
 }

@@ -16,12 +16,13 @@ function print(lines: string | readonly string[]): void {
 /** What to print as the run goes, by output mode. */
 function listener(config: AuthrateConfig): AuthrateListener & { final(row: StatsRow): void } {
   if (config.json) return { final: () => undefined };
-  const format = config.scriptFriendly ? csvRow : tableRow;
+  const searchThenBind = config.search !== undefined;
+  const format = (row: StatsRow) => (config.scriptFriendly ? csvRow(row, searchThenBind) : tableRow(row, searchThenBind));
   return {
     warmingUp: (seconds) => {
       if (!config.scriptFriendly) print(warmUpMessage(seconds));
     },
-    started: () => print(config.scriptFriendly ? csvHeader(config.percentiles) : tableHeader(config.percentiles)),
+    started: () => print(config.scriptFriendly ? csvHeader(config.percentiles, searchThenBind) : tableHeader(config.percentiles, searchThenBind)),
     interval: (row) => print(format(row)),
     final: (row) => print(format(row)),
   };

@@ -67,7 +67,32 @@ function suite(name: string, serverPort: () => number): void {
       assert.equal(summary.operations, 150);
       assert.equal(summary.errors, 0, JSON.stringify(summary.errors_by_code));
     });
+
+    test('search-then-bind: the one entry found is the bind DN (with and without -f)', async () => {
+      for (const keepOpen of [['-f'], []]) {
+        const result = await run(process.execPath, searchThenBind(serverPort(), '{2}', '(uid=user.{1})', '-m', '120', '-c', '2', ...keepOpen));
+        assert.equal(result.code, 0, result.stderr);
+        const summary = JSON.parse(result.stdout) as Summary;
+        assert.equal(summary.operations, 120);
+        assert.equal(summary.errors, 0, JSON.stringify(summary.errors_by_code));
+      }
+    });
+
+    test('search-then-bind: no entry counts as 94, several as 95, a wrong password as 49', async () => {
+      const cases: [string, string, string[]][] = [['(uid=nobody.{1})', '94', []], ['(objectClass=person)', '95', []], ['(uid=user.{1})', '49', ['-I', '100']]];
+      for (const [filter, code, extra] of cases) {
+        const result = await run(process.execPath, searchThenBind(serverPort(), '{2}', filter, '-m', '20', '-f', ...extra));
+        assert.equal(result.code, 0, result.stderr);
+        const summary = JSON.parse(result.stdout) as Summary;
+        assert.deepEqual(summary.errors_by_code, { [code]: 20 }, filter);
+      }
+    });
   });
+}
+
+function searchThenBind(port: number, bindDn: string, filter: string, ...extra: string[]): string[] {
+  return [authrate, '-h', '127.0.0.1', '-p', String(port), '-D', bindDn, '-w', 'password', '-g', `rand(0,${USERS})`,
+    '-b', 'ou=People,dc=example,dc=com', '-s', 'one', ...extra, '--json', filter];
 }
 
 describe('authrate', () => {
@@ -92,6 +117,19 @@ describe('authrate', () => {
     const rows = lines.slice(5);
     assert.ok(rows.length >= 2 && rows.length <= 3, result.stdout);
     assert.ok(rows.every((row) => /^\| +\d+\.\d \s+\d+\.\d \|( +\d+\.\d+){5} \| +\d+\.\d \|$/.test(row)), result.stdout);
+  });
+
+  test('search-then-bind -S: a "bind time %" column between 0 and 100', async () => {
+    const result = await run(process.execPath, searchThenBind(server.port, '{2}', '(uid=user.{1})', '-S', '-d', '1.2', '-i', '0.5', '-f', '-c', '2')
+      .filter((arg) => arg !== '--json'));
+    assert.equal(result.code, 0, result.stderr);
+    const [header, ...rows] = result.stdout.trim().split('\n');
+    assert.match(header!, /,Errors\/second,bind time %$/);
+    assert.ok(rows.length >= 2, result.stdout);
+    for (const row of rows) {
+      const bindTime = Number(row.split(',').at(-1));
+      assert.ok(bindTime > 0 && bindTime < 100, row);
+    }
   });
 
   test('-S prints CSV with numeric rows; -M paces it', async () => {

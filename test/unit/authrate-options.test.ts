@@ -23,7 +23,12 @@ describe('authrate options: mistakes exit 89 with a message', () => {
     ['-c not a number', [...DN, '-w', 'p', '-c', 'many'], /-c: "many"/],
     ['-I over 100', [...DN, '-w', 'p', '-I', '101'], /-I: "101"/],
     ['-e over 100', [...DN, '-w', 'p', '-e', '100.5'], /-e: "100.5"/],
-    ['a filter (search-then-bind)', [...DN, '-w', 'p', '(uid=x)'], /not supported yet/],
+    ['a filter without -b', [...DN, '-w', 'p', '(uid=x)'], /needs a search base: -b/],
+    ['-b without a filter', [...DN, '-w', 'p', '-b', 'dc=example,dc=com'], /-b needs a filter/],
+    ['a malformed filter', ['-D', '{2}', ...DN.slice(2), '-w', 'p', '-b', 'dc=x', '(uid={1}'], /not an LDAP filter/],
+    ['a bad scope', ['-D', '{2}', ...DN.slice(2), '-w', 'p', '-b', 'dc=x', '-s', 'deep', '(uid={1})'], /-s: "deep"/],
+    ['-D beyond the found DN', ['-D', '{3}', ...DN.slice(2), '-w', 'p', '-b', 'dc=x', '(uid={1})'], /plus the found DN/],
+    ['-Z and -q together', [...DN, '-w', 'p', '-Z', '-q'], /exclude each other/],
     ['missing env variable', [...DN, '--bindPasswordEnv', 'AUTHRATE_NO_SUCH_VARIABLE'], /not set/],
   ];
   for (const [name, args, message] of cases) {
@@ -47,6 +52,18 @@ describe('authrate options: values', () => {
     assert.equal(config.keepConnectionsOpen, false);
     assert.equal(config.password.toString(), 'secret');
     assert.equal(config.bindDn(['7']), 'uid=user.7,ou=People,dc=example,dc=com');
+  });
+
+  test('search-then-bind: -b, -s, -a, the filter and attributes; the found DN is the last -D argument', () => {
+    const config = parseAuthrateOptions(['-D', '{2}', '-g', 'rand(0,10)', '-w', 'p', '-b', 'ou=People,dc=example,dc=com',
+      '-s', 'one', '-a', 'always', '(uid=user.{1})', 'cn', 'mail']);
+    const search = config.search!;
+    assert.equal(search.base(['3']), 'ou=People,dc=example,dc=com');
+    assert.equal(search.filter(['3']), '(uid=user.3)');
+    assert.deepEqual([search.scope, search.deref, search.attributes], [1, 3, ['cn', 'mail']]);
+    assert.equal(config.bindDn(['3', 'uid=user.3,ou=People,dc=example,dc=com']), 'uid=user.3,ou=People,dc=example,dc=com');
+    assert.equal(parseAuthrateOptions([...DN, '-w', 'p']).search, undefined);
+    assert.equal(parseAuthrateOptions(['-D', '%2$s', '-g', '1', '-w', 'p', '-b', 'dc=x', '(uid=%s)']).search?.scope, 2, 'sub by default');
   });
 
   test('-g and -e repeat in order; long names work', () => {

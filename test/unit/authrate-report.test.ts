@@ -5,7 +5,7 @@ import { Stats, type StatsRow } from '../../src/bench/authrate-stats.js';
 
 const ROW: StatsRow = {
   elapsedSeconds: 5.0004, recentThroughput: 20306, averageThroughput: 20306, recentResponseMs: 0.469,
-  averageResponseMs: 0.469, percentilesMs: [11.4, 38.01, 55.05], errorsPerSecond: 0,
+  averageResponseMs: 0.469, percentilesMs: [11.4, 38.01, 55.05], errorsPerSecond: 0, bindTimePercent: 62.54,
 };
 
 describe('authrate report', () => {
@@ -24,6 +24,25 @@ describe('authrate report', () => {
     const lines = [...tableHeader([50]), tableRow({ ...ROW, percentilesMs: [1.234] })];
     assert.ok(lines.every((line) => line.length === lines[0]!.length));
     assert.match(lines[3]!, /\| {3}recent {2}average {6}50% \|/);
+  });
+
+  test('search-then-bind adds "bind time %" under "Additional Statistics", in the table and the CSV', () => {
+    const lines = [...tableHeader([99.9, 99.99, 99.999], true), tableRow(ROW, true)];
+    assert.ok(lines.every((line) => line.length === lines[0]!.length), lines.join('\n'));
+    assert.match(lines[1]!, /\| +Additional +\|$/);
+    assert.match(lines[2]!, /\| +Statistics +\|$/);
+    assert.match(lines[3]!, /\|  err\/sec bind time % \|$/);
+    assert.match(lines[5]!, /\| +0\.0 +62\.5 \|$/);
+    assert.match(csvRow(ROW, true), /,0\.0,62\.5$/, 'no padding in the CSV');
+    assert.match(csvHeader([99.9], true), /,Errors\/second,bind time %$/);
+    assert.match(csvRow(ROW, true), /,0\.0,62\.5$/);
+  });
+
+  test('bind time % is the interval\'s response time less its searches', () => {
+    const stats = new Stats(0);
+    stats.record(4, 0, 1);
+    stats.record(6, 0, 3);
+    assert.equal(stats.row([99.9], 1000).bindTimePercent, 60);
   });
 
   test('-S: the CSV header and rows', () => {

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { runBindLoad, type LoadResult } from '../src/bench/bind-load.js';
 import { canConnect, createSlapd, freePort, type Slapd } from '../test/helpers/slapd.js';
 import { leveldapBin } from '../test/helpers/paths.js';
+import { cpuSeconds } from '../src/bench/process-stats.js';
 
 const USERS = Number(process.env.USERS ?? 10_000);
 const SECONDS = Number(process.env.SECONDS ?? 10);
@@ -34,12 +35,6 @@ async function waitForPort(port: number): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
   throw new Error(`nothing listens on ${port}`);
-}
-
-/** User + system CPU seconds a process has used (from /proc). */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
-  return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 interface Server {

@@ -29,6 +29,7 @@ export interface StatsSummary {
   readonly operations: number;
   readonly errors: number;
   readonly errorsByCode: Readonly<Record<string, number>>;
+  readonly averageMs: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
   readonly p999Ms: number;
@@ -118,6 +119,7 @@ export class Stats {
       operations: this.#total.operations,
       errors: this.#total.errors,
       errorsByCode: { ...this.#errorsByCode },
+      averageMs: mean(this.#total.responseMs, this.#total.operations),
       p50Ms: this.#percentileMs(50),
       p99Ms: this.#percentileMs(99),
       p999Ms: this.#percentileMs(99.9),

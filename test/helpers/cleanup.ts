@@ -1,15 +1,2 @@
-/** Cleanups that run when the test process exits, so a failed test leaves no server or directory behind. */
-const exitCleanups = new Set<() => void>();
-let exitHookInstalled = false;
-
-export function onExit(cleanup: () => void): void {
-  if (!exitHookInstalled) {
-    process.once('exit', () => exitCleanups.forEach((fn) => fn()));
-    exitHookInstalled = true;
-  }
-  exitCleanups.add(cleanup);
-}
-
-export function cancelOnExit(cleanup: () => void): void {
-  exitCleanups.delete(cleanup);
-}
+/** Cleanups at process exit (shared with the benchmarks). */
+export { cancelOnExit, onExit } from '../../src/bench/exit-cleanup.js';

@@ -1,11 +1,12 @@
 /** The password commands as a user runs them: `leveldap encode-password`, `schemes`, `bench-schemes`. */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixturePath, leveldapBin } from '../helpers/paths.js';
 import { run, type RunResult } from '../helpers/run.js';
+import { slapdAvailable } from '../helpers/slapd.js';
 
 const leveldap = (args: string[], input?: string): Promise<RunResult> => run(process.execPath, [leveldapBin, ...args], input);
 const PLUGIN = fixturePath('plugins', 'ssha3.mjs');
@@ -115,5 +116,39 @@ describe('leveldap schemes and bench-schemes', () => {
     assert.match(result.stdout, /SCHEME\s+PARAMS\s+ENCODE µs\s+ENCODE\/s\s+VERIFY µs\s+VERIFY\/s/);
     assert.match(result.stdout, /\nSSHA\s+saltLength=8\s+[\d.]+\s+[\d,]+\s+[\d.]+\s+[\d,]+/);
     assert.match(result.stdout, /\nPBKDF2-SHA256\s+iterations=10000\s+/);
+  });
+});
+
+describe('leveldap bench-schemes (a tiny full run)', () => {
+  test('a well-formed Markdown table and SVG chart, slapd beside leveldap, a plugin scheme on leveldap only', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'leveldap-bench-schemes-test-'));
+    const svg = join(dir, 'chart.svg');
+    const compare = slapdAvailable() ? ['--compare-slapd'] : [];
+    try {
+      const result = await leveldap(['bench-schemes', '--users', '20', '-d', '0.5', '--warm-up', '0', '-c', '2', '--svg', svg,
+        '--scheme', 'SSHA', '--scheme', 'PBKDF2-SHA256:1000', '--scheme', 'SSHA3-512', '--scheme-plugin', fixturePath('plugins', 'ssha3.mjs'), ...compare]);
+      assert.equal(result.code, 0, result.stderr);
+      const rows = result.stdout.split('\n').filter((line) => line.startsWith('|'));
+      assert.deepEqual(rows[0]!.split('|').map((cell) => cell.trim()).filter(Boolean), ['scheme', 'iterations', 'µs per verify', 'server',
+        'binds/s', 'vs slapd', 'average ms', 'p99.9 ms', 'p99.99 ms', 'errors', 'binds per CPU-second', 'RSS MB']);
+      const body = rows.slice(2).map((row) => row.split('|').slice(1, -1).map((cell) => cell.trim()));
+      const servers = body.map((cells) => `${cells[0]} ${cells[1]} ${cells[3]}`);
+      const expected = [
+        ...(compare.length ? ['{SSHA} - slapd'] : []), '{SSHA} - leveldap',
+        ...(compare.length ? ['{PBKDF2-SHA256} 1,000 slapd'] : []), '{PBKDF2-SHA256} 1,000 leveldap', '{SSHA3-512} - leveldap'];
+      assert.deepEqual(servers, expected);
+      for (const cells of body) {
+        assert.equal(cells.length, 12, cells.join('|'));
+        assert.ok(Number(cells[4]!.replace(/,/g, '')) > 0, `binds/s in ${cells.join('|')}`);
+        assert.equal(cells[9], '0', `errors in ${cells.join('|')}`);
+        if (compare.length && cells[3] === 'leveldap' && cells[0] !== '{SSHA3-512}') assert.match(cells[5]!, /^\d+\.\d\dx$/);
+      }
+      const chart = await readFile(svg, 'utf8');
+      assert.match(chart, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[^>]*>\n[\s\S]*<\/svg>\n$/);
+      assert.equal(chart.match(/<rect x="[\d.]+" y="[\d.]+" width="24" height="[\d.]+"/g)?.length, 2 * body.length, 'one bar per row and panel');
+      for (const label of ['>{SSHA}</text>', '>{PBKDF2-SHA256}<tspan', '>1000 iterations</tspan>', '>{SSHA3-512}</text>']) assert.ok(chart.includes(label), label);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,0 +1,124 @@
+/** bench-schemes' output: a Markdown table, and an SVG chart of throughput and tail latency per scheme. */
+import type { CaseResult, ServerResult } from './scheme-bench.js';
+
+const fixed = (value: number, digits: number): string => value.toFixed(digits);
+const thousands = (value: number): string => Math.round(value).toLocaleString('en-US');
+
+function perCpuSecond(result: ServerResult): string {
+  return result.cpuSeconds > 0 ? thousands(result.summary.operations / result.cpuSeconds) : '-';
+}
+
+function ratio(item: CaseResult, result: ServerResult): string {
+  const slapd = item.servers.find((server) => server.server === 'slapd');
+  if (result.server !== 'leveldap' || !slapd || slapd.summary.throughput === 0) return '';
+  return `${fixed(result.summary.throughput / slapd.summary.throughput, 2)}x`;
+}
+
+function row(item: CaseResult, result: ServerResult): string[] {
+  const { summary } = result;
+  return [
+    `{${item.scheme}}`, item.iterations ? thousands(item.iterations) : '-', fixed(item.verifyMicros, 1), result.server,
+    thousands(summary.throughput), ratio(item, result), fixed(summary.averageMs, 2), fixed(summary.p999Ms, 2),
+    fixed(summary.p9999Ms, 2), String(summary.errors), perCpuSecond(result), fixed(result.residentBytes / 2 ** 20, 0),
+  ];
+}
+
+const HEADER = ['scheme', 'iterations', 'µs per verify', 'server', 'binds/s', 'vs slapd', 'average ms', 'p99.9 ms', 'p99.99 ms',
+  'errors', 'binds per CPU-second', 'RSS MB'];
+const RIGHT = new Set([1, 2, 4, 5, 6, 7, 8, 9, 10, 11]);
+
+export function markdownTable(results: readonly CaseResult[]): string {
+  const rows = results.flatMap((item) => item.servers.map((result) => row(item, result)));
+  const rule = HEADER.map((_, i) => (RIGHT.has(i) ? '---:' : '---'));
+  return [HEADER, rule, ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n') + '\n';
+}
+
+// The chart: two panels of grouped bars (binds/s, then p99.9 ms), one group per scheme and cost,
+// one bar per server. Written as SVG text: no charting library for two bar panels.
+
+const COLOURS: Readonly<Record<ServerResult['server'], string>> = { leveldap: '#2f6fb0', slapd: '#a0a0a0' };
+const BAR = 28;
+const GROUP_GAP = 36;
+const PANEL_HEIGHT = 180;
+const LEFT = 60;
+const TOP = 40;
+
+const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+
+function niceMax(value: number): number {
+  if (value <= 0) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  return [1, 2, 2.5, 5, 10].map((step) => step * power).find((candidate) => candidate >= value)!;
+}
+
+interface Scale {
+  /** 0 at the panel's bottom, 1 at its top. */
+  readonly at: (value: number) => number;
+  readonly ticks: readonly number[];
+  readonly log: boolean;
+}
+
+/** Linear from 0, or logarithmic (powers of ten) when the values span more than 20 to 1. */
+function scaleFor(values: readonly number[]): Scale {
+  const positive = values.filter((value) => value > 0);
+  const max = Math.max(...positive, 0);
+  const min = Math.min(...positive);
+  if (positive.length === 0 || max / min <= 20) {
+    const top = niceMax(max);
+    return { at: (value) => value / top, ticks: [0, top / 2, top], log: false };
+  }
+  const low = Math.floor(Math.log10(min) - 1e-9);
+  const high = Math.ceil(Math.log10(max));
+  const at = (value: number) => (value <= 0 ? 0 : Math.max(0, (Math.log10(value) - low) / (high - low)));
+  return { at, ticks: Array.from({ length: high - low + 1 }, (_, i) => 10 ** (low + i)), log: true };
+}
+
+interface Panel {
+  readonly title: string;
+  readonly value: (result: ServerResult) => number;
+  readonly format: (value: number) => string;
+}
+
+function panel(results: readonly CaseResult[], spec: Panel, top: number, groupWidth: number): string[] {
+  const scale = scaleFor(results.flatMap((item) => item.servers.map(spec.value)));
+  const y = (value: number) => top + PANEL_HEIGHT - scale.at(value) * PANEL_HEIGHT;
+  const title = `${spec.title}${scale.log ? ' (log scale)' : ''}`;
+  const parts = [`<text x="${LEFT}" y="${top - 12}" font-weight="bold">${escape(title)}</text>`];
+  for (const tick of scale.ticks) {
+    parts.push(`<line x1="${LEFT}" x2="${LEFT + groupWidth * results.length}" y1="${y(tick)}" y2="${y(tick)}" stroke="#ddd"/>`,
+      `<text x="${LEFT - 6}" y="${y(tick) + 4}" text-anchor="end" font-size="10">${escape(spec.format(tick))}</text>`);
+  }
+  results.forEach((item, group) => {
+    const x0 = LEFT + group * groupWidth + GROUP_GAP / 2;
+    item.servers.forEach((result, i) => {
+      const value = spec.value(result);
+      const x = x0 + i * BAR;
+      parts.push(`<rect x="${x}" y="${y(value)}" width="${BAR - 4}" height="${top + PANEL_HEIGHT - y(value)}" fill="${COLOURS[result.server]}"/>`,
+        `<text x="${x + (BAR - 4) / 2}" y="${y(value) - 3}" text-anchor="middle" font-size="9">${escape(spec.format(value))}</text>`);
+    });
+    const centre = x0 + (item.servers.length * BAR) / 2;
+    const cost = item.iterations ? `<tspan x="${centre}" dy="12">${item.iterations} iterations</tspan>` : '';
+    parts.push(`<text x="${centre}" y="${top + PANEL_HEIGHT + 14}" text-anchor="middle" font-size="10">{${escape(item.scheme)}}${cost}</text>`);
+  });
+  return parts;
+}
+
+export function svgChart(results: readonly CaseResult[], caption: string): string {
+  const serversPerCase = Math.max(1, ...results.map((item) => item.servers.length));
+  const groupWidth = Math.max(serversPerCase * BAR + GROUP_GAP, 110);
+  const width = Math.max(LEFT + groupWidth * results.length + 20, LEFT + caption.length * 6);
+  const height = TOP + 2 * (PANEL_HEIGHT + 60) + 30;
+  const names = [...new Set(results.flatMap((item) => item.servers.map((result) => result.server)))];
+  const legend = names.map((name, i) => `<rect x="${LEFT + i * 100}" y="${height - 22}" width="12" height="12" fill="${COLOURS[name]}"/>`
+    + `<text x="${LEFT + i * 100 + 16}" y="${height - 12}">${name}</text>`);
+  return [
+    `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
+    `<rect width="100%" height="100%" fill="white"/>`,
+    `<text x="${LEFT}" y="18" font-size="11" fill="#555">${escape(caption)}</text>`,
+    ...panel(results, { title: 'binds per second', value: (r) => r.summary.throughput, format: thousands }, TOP + 20, groupWidth),
+    ...panel(results, { title: 'p99.9 response time (ms)', value: (r) => r.summary.p999Ms, format: (v) => (v >= 10 ? thousands(v) : fixed(v, 1)) }, TOP + PANEL_HEIGHT + 80, groupWidth),
+    ...legend,
+    '</svg>',
+    '',
+  ].join('\n');
+}

@@ -1,0 +1,93 @@
+/**
+ * The servers bench-schemes measures: leveldap (import-ldif, then `serve` in its own process,
+ * through the same CLI users run) and, to compare, OpenLDAP slapd (src/bench/slapd.ts), both
+ * loaded from the same LDIF file.
+ */
+import { spawn } from 'node:child_process';
+import { open, readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { run } from './run.js';
+import { canConnect, createSlapd, freePort } from './slapd.js';
+
+/** bin/leveldap.js, from dist/src/bench/. */
+export const LEVELDAP_BIN = fileURLToPath(new URL('../../../bin/leveldap.js', import.meta.url));
+
+export interface BenchServer {
+  readonly name: 'leveldap' | 'slapd';
+  readonly port: number;
+  readonly pid: number;
+  stop(): Promise<void>;
+}
+
+/** Schemes slapd verifies with pw-sha2 and pw-pbkdf2 loaded. */
+const SLAPD_SCHEMES = new Set(['SHA', 'SSHA', 'MD5', 'SMD5', 'SHA256', 'SSHA256', 'SHA384', 'SSHA384', 'SHA512', 'SSHA512',
+  'PBKDF2', 'PBKDF2-SHA1', 'PBKDF2-SHA256', 'PBKDF2-SHA512', 'CLEAR']);
+
+export const slapdVerifies = (scheme: string): boolean => SLAPD_SCHEMES.has(scheme.toUpperCase());
+
+/** Runs `leveldap ARGS`; rejects with its stderr. */
+export async function leveldap(args: readonly string[]): Promise<string> {
+  const result = await run(process.execPath, [LEVELDAP_BIN, ...args]);
+  if (result.code !== 0) throw new Error(`leveldap ${args[0]} failed: ${result.stderr.trim()}`);
+  return result.stdout;
+}
+
+/** `leveldap make-ldif ARGS > file` (the output can be far larger than run() keeps). */
+export async function makeLdifFile(file: string, args: readonly string[]): Promise<void> {
+  const output = await open(file, 'w');
+  try {
+    const child = spawn(process.execPath, [LEVELDAP_BIN, 'make-ldif', ...args], { stdio: ['ignore', output.fd, 'pipe'] });
+    let stderr = '';
+    child.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4096)));
+    const code = await new Promise<number | null>((resolve, reject) => child.once('error', reject).once('close', resolve));
+    if (code !== 0) throw new Error(`leveldap make-ldif failed: ${stderr.trim()}`);
+  } finally {
+    await output.close();
+  }
+}
+
+async function waitForPort(port: number, exited: () => boolean): Promise<void> {
+  for (let i = 0; i < 400 && !exited(); i += 1) {
+    if (await canConnect(port)) return;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the server did not start listening on ${port}`);
+}
+
+/** Imports the LDIF file into `dir` and serves it (log level warn, as slapd logs nothing per bind). */
+export async function startLeveldap(ldifFile: string, dir: string, plugins: readonly string[]): Promise<BenchServer> {
+  const pluginArgs = plugins.flatMap((file) => ['--scheme-plugin', file]);
+  const data = join(dir, 'db');
+  await leveldap(['import-ldif', ldifFile, '--data', data, ...pluginArgs]);
+  const port = await freePort();
+  const child = spawn(process.execPath, [LEVELDAP_BIN, 'serve', '--data', data, '--port', String(port), '--log-level', 'warn', ...pluginArgs],
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LEVELDAP_ADMIN_PASSWORD: 'bench-schemes' } });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4096)));
+  const stop = () => new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGTERM');
+  });
+  try {
+    await waitForPort(port, () => child.exitCode !== null);
+  } catch (error) {
+    await stop();
+    throw new Error(`${(error as Error).message}\n${stderr}`);
+  }
+  return { name: 'leveldap', port, pid: child.pid!, stop };
+}
+
+export async function startSlapd(ldifFile: string): Promise<BenchServer> {
+  const slapd = await createSlapd();
+  try {
+    await slapd.slapadd(await readFile(ldifFile, 'utf8'));
+    await slapd.start();
+  } catch (error) {
+    await slapd.stop();
+    throw error;
+  }
+  const pid = Number(await readFile(join(slapd.dir, 'slapd.pid'), 'utf8'));
+  return { name: 'slapd', port: slapd.port, pid, stop: () => slapd.stop() };
+}

@@ -32,8 +32,13 @@ export class ConnectionError extends Error {
   override name = 'ConnectionError';
 }
 
+/** A certificate the client does not trust: Node's codes for it, with a hint. */
+const UNTRUSTED = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
+
 function describe(error: unknown): string {
-  return (error as NodeJS.ErrnoException).code ?? (error as Error).message ?? String(error);
+  const { code, message } = error as NodeJS.ErrnoException;
+  if (code && UNTRUSTED.test(code)) return `${message} (${code}): the server's certificate is not trusted; add its CA with NODE_EXTRA_CA_CERTS=ca.pem, or -X to trust any`;
+  return code ?? message ?? String(error);
 }
 
 const tlsOptions = (endpoint: Endpoint): tls.ConnectionOptions => ({

@@ -3,7 +3,7 @@
  * in a known `{SCHEME}` are kept as they are, an unknown `{SCHEME}` is an error.
  */
 import type { SchemeParams } from '../../schemes/scheme.js';
-import { SCHEME_PREFIX, type SchemeRegistry } from '../password/index.js';
+import type { SchemeRegistry } from '../password/index.js';
 import type { Attribute, Entry } from '../store/entry.js';
 import { typeKey } from '../store/schema.js';
 
@@ -17,10 +17,9 @@ export interface HashPolicy {
 
 /** True when the value is already a hash in a known scheme; throws for an unknown scheme. */
 function isHashed(value: Buffer, policy: HashPolicy): boolean {
-  const prefix = SCHEME_PREFIX.exec(value.toString('utf8'));
-  if (!prefix) return false;
-  if (policy.registry.find(prefix[1]!)) return true;
-  throw new Error(`userPassword uses an unknown password scheme {${prefix[1]}}`);
+  const found = policy.registry.classify(value.toString('utf8'));
+  if (found.kind === 'unknown') throw new Error(`userPassword uses an unknown password scheme {${found.name}}`);
+  return found.kind === 'hashed';
 }
 
 async function hashValue(value: Buffer, policy: HashPolicy): Promise<Buffer> {

@@ -1,5 +1,5 @@
 export { SchemeRegistry, createRegistry, parseStoredValue, DEFAULT_MAX_ITERATIONS } from './registry.js';
-export type { Logger, RegistryOptions, RegisteredScheme, VerifyResult, StoredValue } from './registry.js';
+export type { Logger, RegistryOptions, RegisteredScheme, VerifyResult, StoredValue, PasswordValue } from './registry.js';
 export { loadSchemePlugin, loadSchemePlugins } from './plugins.js';
 export { DEFAULT_SCHEME, resolveDefaultScheme, isClearScheme } from './policy.js';
 export { SchemeError } from './errors.js';

@@ -31,6 +31,12 @@ export type VerifyResult =
   | { readonly status: 'match' | 'mismatch'; readonly scheme: string }
   | { readonly status: 'invalid'; readonly scheme?: string; readonly reason: string };
 
+/** A userPassword value as written: a plain password, a value in a registered scheme, or in an unknown one. */
+export type PasswordValue =
+  | { readonly kind: 'plain' }
+  | { readonly kind: 'hashed'; readonly scheme: PasswordScheme }
+  | { readonly kind: 'unknown'; readonly name: string };
+
 export interface StoredValue {
   readonly name: string;
   readonly value: string;
@@ -113,6 +119,26 @@ export class SchemeRegistry {
   /** The highest value a parameter may take here: its own maximum, and the iteration cap. */
   maxOf(spec: ParamSpec): number {
     return spec.name === 'iterations' ? Math.min(spec.max, this.maxIterations) : spec.max;
+  }
+
+  /** What a userPassword value is: plain (no `{NAME}` prefix), hashed in a registered scheme, or in an unknown one. */
+  classify(value: string): PasswordValue {
+    const prefix = PREFIX.exec(value);
+    if (!prefix) return { kind: 'plain' };
+    const scheme = this.find(prefix[1]!);
+    return scheme ? { kind: 'hashed', scheme } : { kind: 'unknown', name: prefix[1]! };
+  }
+
+  /** Why this server could not verify a stored value (unknown scheme, too many iterations), or undefined. */
+  unverifiable(stored: string): string | undefined {
+    const { name, value } = parseStoredValue(stored);
+    const entry = this.byName.get(name);
+    if (!entry) return `unknown password scheme {${name}}`;
+    try {
+      return this.refuseCost(entry.scheme, value, name);
+    } catch (error) {
+      return error instanceof Error ? error.message : String(error);
+    }
   }
 
   /** Compare a password with a stored value. Never throws. */

@@ -1,8 +1,8 @@
 /**
  * Which attributes a search returns: `*` (all user attributes, also when none are named), `+`
  * (all operational ones), `1.1` (none), and names in any case, alias or OID. Computed
- * attributes (hasSubordinates, entryDN) are added when asked for. userPassword is shown only
- * to the admin and to the entry itself.
+ * attributes (hasSubordinates, entryDN) are added when asked for. userPassword is left out
+ * unless the caller says the viewer may read it (access.ts).
  */
 import { attributeType, typeKey, type Attribute, type Entry } from '../store/index.js';
 
@@ -35,16 +35,6 @@ function wanted(selection: Selection, name: string): boolean {
 
 export function wantsComputed(selection: Selection, name: (typeof COMPUTED)[number]): boolean {
   return wanted(selection, name);
-}
-
-export interface Viewer {
-  readonly isAdmin: boolean;
-  /** The viewer's normalized DN ('' when anonymous). */
-  readonly normalizedDn: string;
-}
-
-export function canSeePassword(viewer: Viewer, entryNormalizedDn: string): boolean {
-  return viewer.isAdmin || (viewer.normalizedDn !== '' && viewer.normalizedDn === entryNormalizedDn);
 }
 
 /** The attributes to send for an entry, computed ones included, values emptied for typesOnly. */

@@ -37,4 +37,16 @@ export interface ServerConfig {
   /** May an anonymous client read entries (it may always bind)? */
   readonly anonymousRead: boolean;
   readonly limits: Limits;
+  /** Certificate and key: StartTLS on the LDAP port, and LDAPS when a port is given. */
+  readonly tls?: TlsConfig;
+  /** Refuse simple binds with a password (confidentialityRequired) on a connection without TLS. */
+  readonly requireTlsForBinds?: boolean;
+}
+
+export interface TlsConfig {
+  /** The server's certificate (chain) and private key, PEM. */
+  readonly cert: Buffer;
+  readonly key: Buffer;
+  /** Where to listen for LDAPS (TLS from the first byte) on `host`; 0: any free port. */
+  readonly ldapsPort?: number;
 }

@@ -3,9 +3,12 @@
  * and after bind), one message decoded at a time, at most `maxOutstanding` operations in flight
  * (reading pauses beyond that), binds run alone, writes that wait for the socket to drain (and a
  * client that stops reading is cut off), an idle timeout, and malformed input closing only this
- * connection, after a notice of disconnection.
+ * connection, after a notice of disconnection. StartTLS is taken on arrival: once accepted,
+ * nothing more is read as LDAP in clear, and the connection goes on over a TLS socket wrapped
+ * around the same TCP socket.
  */
 import type { Socket } from 'node:net';
+import { TLSSocket, type SecureContext } from 'node:tls';
 import { once } from 'node:events';
 import { ResultCode } from '../store/index.js';
 import { decodeRequest, encodeNoticeOfDisconnection, FrameError, FrameReader, ProtocolError } from './protocol/index.js';
@@ -15,41 +18,79 @@ import { encodeReply, perform, type AnsweredRequest } from './dispatch.js';
 import { Abandoned } from './errors.js';
 import { logOperation } from './access-log.js';
 import { Session } from './session.js';
+import { isStartTls, START_TLS_ACCEPTED, startTlsRefusal, type ExtendedRequest } from './handlers/start-tls.js';
+
+export interface Transport {
+  readonly secure?: boolean;
+  readonly startTls?: SecureContext;
+}
 
 /** A client that has not read what we wrote for this long is cut off. */
 const WRITE_STALL_MS = 60_000;
 
 export class Connection {
   readonly session: Session;
+  /** Resolves when the connection has closed. */
+  readonly closed: Promise<void>;
+  private socket: Socket;
   private readonly frames: FrameReader;
   /** Decoded requests waiting for room (at most maxOutstanding run at once). */
   private readonly queue: AnsweredRequest[] = [];
   private closing = false;
+  private ended = false;
   /** A bind runs alone (RFC 4511 4.2.1): nothing else starts while it is in progress. */
   private binding = false;
+  /** StartTLS was accepted: nothing is read until the TLS socket takes over. */
+  private upgrading = false;
+  private readonly startTlsContext: SecureContext | undefined;
+  private readonly onSocketData = (chunk: Buffer): void => this.onData(chunk);
+  private markClosed!: () => void;
 
-  constructor(private readonly socket: Socket, private readonly server: ServerContext, id: number) {
+  /**
+   * `secure`: the socket is TLS already (LDAPS); `startTls`: the certificate StartTLS uses (without
+   * one the request is an unknown extended operation).
+   */
+  constructor(socket: Socket, private readonly server: ServerContext, id: number, transport: Transport = {}) {
+    const secure = transport.secure ?? false;
     const { limits } = server.config;
     this.session = new Session(id, `${socket.remoteAddress}:${socket.remotePort}`, limits.maxPagedSearches);
+    this.session.secure = secure;
+    this.startTlsContext = transport.startTls;
     this.frames = new FrameReader({ maxBytes: limits.maxMessageBytesAnonymous });
+    this.closed = new Promise((resolve) => { this.markClosed = resolve; });
     socket.setNoDelay(true);
-    if (limits.idleTimeout > 0) socket.setTimeout(limits.idleTimeout * 1000, () => this.onIdle());
-    socket.on('data', (chunk: Buffer) => this.onData(chunk));
-    socket.on('error', () => socket.destroy());
+    this.socket = socket;
+    this.attach(socket);
+    server.log.debug({ conn: id, remote: this.session.remote, secure }, 'connection opened');
+  }
+
+  /** Reads LDAP messages from `socket` and writes to it from now on. */
+  private attach(socket: Socket): void {
+    this.socket = socket;
+    const { idleTimeout } = this.server.config.limits;
+    if (idleTimeout > 0) socket.setTimeout(idleTimeout * 1000, () => this.onIdle());
+    socket.on('data', this.onSocketData);
+    socket.on('error', (error: NodeJS.ErrnoException) => {
+      this.server.log.debug({ conn: this.session.id, code: error.code, err: error.message }, 'connection error');
+      socket.destroy();
+    });
     socket.on('close', () => this.onClose());
-    server.log.debug({ conn: id, remote: this.session.remote }, 'connection opened');
   }
 
   get idle(): boolean {
     return this.session.outstanding === 0 && this.queue.length === 0;
   }
 
+  /** Takes one request; false once nothing more may be read as LDAP in clear (closing, or StartTLS accepted). */
+  private readonly takeFrame = (frame: Buffer): boolean => {
+    this.accept(decodeRequest(frame));
+    return !(this.closing || this.upgrading);
+  };
+
   private onData(chunk: Buffer): void {
     try {
-      for (const frame of this.frames.push(chunk)) {
-        if (this.closing) return;
-        this.accept(decodeRequest(frame));
-      }
+      this.frames.read(chunk, this.takeFrame);
+      if (this.closing || this.upgrading) return;
     } catch (error) {
       if (error instanceof FrameError) {
         this.disconnect(ResultCode.protocolError, error.kind === 'tooLarge' ? 'message too large' : 'malformed message');
@@ -81,11 +122,45 @@ export class Connection {
       || this.queue.some((waiting) => waiting.messageId === request.messageId)) {
       throw new ProtocolError(`message ID ${request.messageId} is reserved or already in use`);
     }
-    this.queue.push(request);
+    if (this.startTlsContext && isStartTls(request)) this.startTls(request, this.startTlsContext);
+    else this.queue.push(request);
+  }
+
+  /** Refused: answered like any operation, reading goes on. Accepted: answered in clear, then TLS. */
+  private startTls(request: ExtendedRequest, context: SecureContext): void {
+    const refusal = startTlsRefusal(request, this.session, this.queue.length);
+    if (refusal) {
+      void this.run(request, async () => refusal);
+      return;
+    }
+    this.upgrading = true;
+    const raw = this.socket;
+    raw.off('data', this.onSocketData);
+    raw.pause();
+    raw.setTimeout(0);
+    // Bytes that came after the request are the client's first TLS bytes (or garbage for TLS).
+    const early = this.frames.takeRest();
+    raw.write(encodeReply(request, START_TLS_ACCEPTED), (error) => {
+      if (error) raw.destroy();
+      else this.continueOverTls(raw, early, context);
+    });
+    logOperation(this.server.log, this.session, request, START_TLS_ACCEPTED, 0);
+  }
+
+  /** After StartTLS the session is anonymous again, as in OpenLDAP. */
+  private continueOverTls(raw: Socket, early: Buffer, context: SecureContext): void {
+    if (this.closing || raw.destroyed) return;
+    if (early.length > 0) raw.unshift(early);
+    this.session.bindAs('', false);
+    this.session.secure = true;
+    this.frames.maxBytes = this.server.config.limits.maxMessageBytesAnonymous;
+    this.attach(new TLSSocket(raw, { isServer: true, secureContext: context }));
+    this.upgrading = false;
   }
 
   /** Starts queued operations while there is room and no bind is in the way; pauses reading otherwise. */
   private pump(): void {
+    if (this.upgrading) return;
     const { maxOutstanding } = this.server.config.limits;
     while (this.queue.length > 0 && !this.closing && !this.binding) {
       const next = this.queue[0]!;
@@ -98,12 +173,12 @@ export class Connection {
     else if (!this.closing) this.socket.resume();
   }
 
-  private async run(request: AnsweredRequest): Promise<void> {
+  private async run(request: AnsweredRequest, answer = perform): Promise<void> {
     const started = performance.now();
     const signal = this.session.start(request.messageId, request.kind === 'bind');
     const context: OperationContext = { server: this.server, session: this.session, signal, send: (message) => this.send(message) };
     try {
-      const reply = await perform(request, context);
+      const reply = await answer(request, context);
       if (reply === undefined || signal.aborted) return;
       if (request.kind === 'bind') this.afterBind(reply);
       await this.send(encodeReply(request, reply));
@@ -164,9 +239,13 @@ export class Connection {
     setTimeout(() => this.socket.destroy(), 1000).unref();
   }
 
+  /** Called for the TCP socket and, after StartTLS, for the TLS socket around it: acts once. */
   private onClose(): void {
+    if (this.ended) return;
+    this.ended = true;
     this.closing = true;
     this.session.abandonAll();
     this.server.log.debug({ conn: this.session.id }, 'connection closed');
+    this.markClosed();
   }
 }

@@ -14,6 +14,8 @@ export interface ServerContext {
   readonly admin: { readonly normalizedDn: string; readonly stored: string };
   /** A hash of a random password in the default scheme: verified when a bind DN does not exist. */
   readonly dummyHash: string;
+  /** The scheme written passwords are hashed with (--default-scheme). */
+  readonly defaultScheme: string;
   readonly log: Logger;
   readonly vendorVersion: string;
 }

@@ -13,14 +13,17 @@ import { bind } from './handlers/bind.js';
 import { compare } from './handlers/compare.js';
 import { extended } from './handlers/extended.js';
 import { search } from './handlers/search.js';
-import { notYetWritable } from './handlers/writes.js';
+import { add } from './handlers/add.js';
+import { remove } from './handlers/delete.js';
+import { modify } from './handlers/modify.js';
+import { modifyDn } from './handlers/modify-dn.js';
 
 /** Requests that get a response, by kind. */
 export type AnsweredRequest = Exclude<Request, { kind: 'unbind' | 'abandon' }>;
 type Handler = (request: never, context: OperationContext) => Promise<Reply>;
 
 const HANDLERS: Record<AnsweredRequest['kind'], Handler> = {
-  bind, search, compare, extended, add: notYetWritable, delete: notYetWritable, modify: notYetWritable, modifyDn: notYetWritable,
+  bind, search, compare, extended, add, delete: remove, modify, modifyDn,
 };
 
 /** Controls understood, per operation; an unknown critical control is refused (RFC 4511 4.1.11). */

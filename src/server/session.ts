@@ -15,6 +15,8 @@ export class Session {
   /** Its normalized form, for comparisons. */
   normalizedDn = '';
   isAdmin = false;
+  /** Is the connection protected by TLS (LDAPS, or after StartTLS)? */
+  secure = false;
   private readonly operations = new Map<number, OperationSignal>();
   readonly paged: PagedSearches;
 

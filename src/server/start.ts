@@ -50,9 +50,10 @@ export async function startServer(options: StartOptions): Promise<Started> {
       store, registry: options.registry, config: options.config, log, vendorVersion: packageVersion(),
       admin: { normalizedDn: normalizeDn(options.config.adminDn), stored: admin.stored },
       dummyHash: await options.registry.encode(scheme, randomBytes(16)),
+      defaultScheme: scheme,
     };
     const server = await listen(context);
-    log.info({ host: server.host, port: server.port, data: options.dataDir, scheme }, 'leveldap is listening');
+    log.info({ host: server.host, port: server.port, ldapsPort: server.ldapsPort, data: options.dataDir, scheme }, 'leveldap is listening');
     const stop = async (): Promise<void> => {
       await server.stop();
       await store.close();

@@ -7,6 +7,7 @@
  */
 import type { Attribute, Entry } from './entry.js';
 import { StoreError } from './errors.js';
+import { typeKey } from './schema.js';
 
 const RECORD_FORMAT = 1;
 
@@ -86,6 +87,35 @@ export function decodeEntry(buffer: Buffer): Entry {
     const attributes: Attribute[] = [];
     for (let i = 0; i < count; i += 1) attributes.push(readAttribute(reader));
     return { dn, attributes };
+  } catch (error) {
+    if (error instanceof StoreError) throw error;
+    throw new StoreError(`corrupt entry record: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * The values of one attribute type (any options, any alias) straight from a record, without
+ * decoding the rest of the entry: the bind path needs only userPassword.
+ */
+export function decodeValues(buffer: Buffer, description: string): Buffer[] {
+  try {
+    const wanted = typeKey(description);
+    const reader = new Reader(buffer);
+    const format = reader.u8();
+    if (format !== RECORD_FORMAT) throw new StoreError(`entry record format ${format} is not supported`);
+    const dnLength = reader.u32();
+    reader.offset += dnLength;
+    const found: Buffer[] = [];
+    for (let count = reader.u16(); count > 0; count -= 1) {
+      const matches = typeKey(reader.text(reader.u16())) === wanted;
+      for (let values = reader.u32(); values > 0; values -= 1) {
+        const length = reader.u32();
+        if (matches) found.push(reader.bytes(length));
+        else reader.offset += length;
+      }
+    }
+    if (reader.offset > buffer.byteLength) throw new RangeError('record truncated');
+    return found;
   } catch (error) {
     if (error instanceof StoreError) throw error;
     throw new StoreError(`corrupt entry record: ${(error as Error).message}`);

@@ -35,3 +35,14 @@ export function withCreationAttributes(entry: Entry, actor: string, now: Date = 
   const missing = defaults.filter((attribute) => !present.has(typeKey(attribute.name)));
   return missing.length === 0 ? entry : { dn: entry.dn, attributes: [...entry.attributes, ...missing] };
 }
+
+const MODIFICATION_ATTRIBUTES = new Set(['modifiersname', 'modifytimestamp']);
+
+/** The entry after a change by `actor`: modifiersName and modifyTimestamp replaced. */
+export function withModificationAttributes(entry: Entry, actor: string, now: Date = new Date()): Entry {
+  const kept = entry.attributes.filter((attribute) => !MODIFICATION_ATTRIBUTES.has(typeKey(attribute.name)));
+  return {
+    dn: entry.dn,
+    attributes: [...kept, { name: 'modifiersName', values: [Buffer.from(actor)] }, { name: 'modifyTimestamp', values: [currentTime(now)] }],
+  };
+}

@@ -98,6 +98,14 @@ for (const definition of DEFINITIONS) {
   if (definition.oid) BY_NAME.set(definition.oid, type);
 }
 
+/** RFC 4512 2.5: a name or OID (or 'OID.'-prefixed OID), then options. */
+const DESCRIPTION = /^(?:oid\.)?(?:[A-Za-z][A-Za-z0-9-]*|[0-9]+(?:\.[0-9]+)*)(?:;[A-Za-z0-9-]+)*$/i;
+
+/** Whether an attribute description is well formed ('cn', 'cn;lang-en', '2.5.4.3'). */
+export function validDescription(description: string): boolean {
+  return DESCRIPTION.test(description);
+}
+
 /** The attribute type part of a description: 'cn;lang-en' -> 'cn'; 'OID.2.5.4.3' -> '2.5.4.3'. */
 export function baseName(description: string): string {
   const semicolon = description.indexOf(';');

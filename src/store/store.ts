@@ -5,7 +5,7 @@
 import { existsSync } from 'node:fs';
 import { Level } from 'level';
 import { formatDn, normalizeRdn, parseDn, type Dn } from './dn.js';
-import { decodeEntry, encodeEntry } from './codec.js';
+import { decodeEntry, decodeValues, encodeEntry } from './codec.js';
 import { values, type Entry } from './entry.js';
 import { DirectoryError, StoreError } from './errors.js';
 import { DEFAULT_INDEXES, indexKeys, normalizeIndexList } from './indexes.js';
@@ -15,7 +15,7 @@ import {
   subtreeRange, suffixKey,
 } from './keys.js';
 import { normalizeValue } from './matching.js';
-import { Mutex } from './mutex.js';
+import { KeyedMutex } from './mutex.js';
 import { withCreationAttributes } from './operational.js';
 import { typeKey } from './schema.js';
 import { checkEntry } from './validate.js';
@@ -92,7 +92,8 @@ function isFirstValue(entry: Entry, attribute: string, current: string): boolean
 
 export class DirectoryStore {
   readonly stats: StoreStats = { entriesRead: 0, indexKeysRead: 0 };
-  private readonly writes = new Mutex();
+  /** Per-entry write locks (by dnKey), shared by every write (writes.ts). */
+  readonly locks = new KeyedMutex();
 
   private constructor(private readonly db: Db, readonly indexed: ReadonlySet<string>) {}
 
@@ -154,6 +155,25 @@ export class DirectoryStore {
     return decodeEntry(record);
   }
 
+  /**
+   * One attribute type's values of an entry (undefined: no such entry), read synchronously and
+   * without decoding the rest of it: a bind needs only userPassword.
+   */
+  valuesSync(dn: Dn, description: string): Buffer[] | undefined {
+    const record = this.db.getSync(entryKey(dnKey(dn)));
+    if (record === undefined) return undefined;
+    this.stats.entriesRead += 1;
+    return decodeValues(record, description);
+  }
+
+  /** The entry, or noSuchObject with the closest existing ancestor as matchedDN. */
+  async require(dn: Dn, message = ''): Promise<Entry> {
+    const entry = await this.get(dn);
+    if (entry) return entry;
+    const ancestor = await this.closestAncestorOf(dn);
+    throw new DirectoryError('noSuchObject', message, ancestor === undefined ? '' : formatDn(ancestor));
+  }
+
   async getByKey(key: string): Promise<Entry | undefined> {
     const record = await this.db.get(entryKey(key));
     if (record === undefined) return undefined;
@@ -205,11 +225,14 @@ export class DirectoryStore {
     throw new DirectoryError('noSuchObject', reason, ancestor === -1 ? '' : formatDn(dn.slice(ancestor)));
   }
 
-  /** Adds one entry with its index keys in one atomic batch; durable when it resolves. */
+  /**
+   * Adds one entry with its index keys in one atomic batch; durable when it resolves. Holds the
+   * locks of the entry and its parent (see writes.ts for the other writes).
+   */
   async add(entry: Entry, options: AddOptions = {}): Promise<void> {
     const dn = parseDn(entry.dn);
     const keys = ancestorKeys(dn);
-    await this.writes.run(async () => {
+    await this.locks.run(keys.slice(0, 2), async () => {
       const known = await this.existing(keys);
       const { ops } = this.planAdd(entry, dn, keys, options, (key) => known.has(key));
       await this.write(ops, options.sync ?? true);

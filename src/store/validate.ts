@@ -1,13 +1,16 @@
-/** The structural rules an entry must meet before it is stored. */
-import type { Dn } from './dn.js';
+/** The structural rules an entry must meet before it is stored, and the rules for what clients write. */
+import type { Ava, Dn } from './dn.js';
 import { values, type Entry } from './entry.js';
 import { DirectoryError } from './errors.js';
 import { normalizeValue } from './matching.js';
-import { attributeType } from './schema.js';
+import { attributeType, validDescription } from './schema.js';
 
 /** Limits of the stored record format (codec.ts): far above any real entry. */
 const MAX_ATTRIBUTES = 65_535;
 const MAX_NAME_BYTES = 1024;
+
+/** INTEGER syntax (RFC 4517 3.3.16), with a sane length: what increment can add to. */
+const INTEGER = /^-?(?:0|[1-9][0-9]{0,99})$/;
 
 function checkShape(entry: Entry): void {
   if (entry.attributes.length > MAX_ATTRIBUTES) {
@@ -17,19 +20,63 @@ function checkShape(entry: Entry): void {
   if (long) throw new DirectoryError('constraintViolation', `an attribute name longer than ${MAX_NAME_BYTES} bytes in ${entry.dn}`);
 }
 
+function checkObjectClass(entry: Entry): void {
+  if (values(entry, 'objectClass').length === 0) {
+    throw new DirectoryError('objectClassViolation', `entry ${entry.dn} has no objectClass`);
+  }
+}
+
+/** Does the entry hold this RDN value (by the attribute's matching rule)? A '#hex' value counts as held. */
+export function hasRdnValue(entry: Entry, ava: Ava): boolean {
+  if (ava.hex) return true;
+  const type = attributeType(ava.type);
+  const wanted = normalizeValue(type, Buffer.from(ava.value, 'utf8'));
+  return values(entry, ava.type).some((value) => normalizeValue(type, value) === wanted);
+}
+
 /** Every entry needs an objectClass, and the values its RDN names. */
 export function checkEntry(entry: Entry, dn: Dn): void {
   if (dn.length === 0) throw new DirectoryError('unwillingToPerform', 'the root DSE cannot be added');
   checkShape(entry);
-  if (values(entry, 'objectClass').length === 0) {
-    throw new DirectoryError('objectClassViolation', `entry ${entry.dn} has no objectClass`);
-  }
-  for (const ava of dn[0]!) {
-    const type = attributeType(ava.type);
-    const wanted = normalizeValue(type, Buffer.from(ava.value, 'utf8'));
-    const present = values(entry, ava.type).some((value) => normalizeValue(type, value) === wanted);
-    if (!present && !ava.hex) {
-      throw new DirectoryError('namingViolation', `entry ${entry.dn} lacks its RDN value ${ava.type}=${ava.value}`);
+  checkObjectClass(entry);
+  const missing = dn[0]!.find((ava) => !hasRdnValue(entry, ava));
+  if (missing) throw new DirectoryError('namingViolation', `entry ${entry.dn} lacks its RDN value ${missing.type}=${missing.value}`);
+}
+
+/** After a modify: an objectClass is left (objectClassViolation) and no RDN value was removed (notAllowedOnRDN). */
+export function checkModifiedEntry(entry: Entry, dn: Dn): void {
+  checkShape(entry);
+  checkObjectClass(entry);
+  const missing = dn[0]!.find((ava) => !hasRdnValue(entry, ava));
+  if (missing) throw new DirectoryError('notAllowedOnRdn', `${missing.type}: the RDN value ${missing.value} cannot be removed (rename the entry instead)`);
+}
+
+/**
+ * An attribute a client may write: a well-formed description (else undefinedAttributeType) and
+ * not one the server maintains (entryUUID, timestamps, ...: constraintViolation, as OpenLDAP).
+ */
+export function checkWritableAttribute(name: string): void {
+  if (!validDescription(name)) throw new DirectoryError('undefinedAttributeType', `${name.slice(0, 100)}: attribute description invalid`);
+  if (attributeType(name).operational) throw new DirectoryError('constraintViolation', `${name}: no user modification allowed`);
+}
+
+/**
+ * Values a client writes to one attribute: no value twice (attributeOrValueExists) and, for
+ * INTEGER attributes (uidNumber, gidNumber), integers only (invalidAttributeSyntax).
+ */
+export function checkValues(name: string, written: readonly Buffer[]): void {
+  const type = attributeType(name);
+  const seen = new Set<string>();
+  written.forEach((value, index) => {
+    if (type.equality === 'integer' && !INTEGER.test(value.toString('utf8'))) {
+      throw new DirectoryError('invalidAttributeSyntax', `${name}: value #${index} invalid per syntax`);
     }
-  }
+    const normalized = normalizeValue(type, value);
+    if (seen.has(normalized)) throw new DirectoryError('attributeOrValueExists', `${name}: value #${index} provided more than once`);
+    seen.add(normalized);
+  });
+}
+
+export function isInteger(text: string): boolean {
+  return INTEGER.test(text);
 }

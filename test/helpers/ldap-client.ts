@@ -190,6 +190,11 @@ export class RawConnection {
     });
   }
 
+  /** Reads responses from a socket already connected (a TLS socket, say). */
+  static over(socket: net.Socket): RawConnection {
+    return new RawConnection(socket);
+  }
+
   static open(port: number, timeoutMs = 5000): Promise<RawConnection> {
     return new Promise((resolve, reject) => {
       const socket = net.connect({ host: '127.0.0.1', port });

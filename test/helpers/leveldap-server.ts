@@ -42,6 +42,8 @@ export interface LeveldapServer {
   /** ldap://127.0.0.1:PORT */
   readonly url: string;
   readonly port: number;
+  /** The LDAPS port, when serve was given --ldaps-port. */
+  readonly ldapsPort?: number;
   readonly adminDn: string;
   readonly adminPasswordFile: string;
   readonly adminPassword: string;
@@ -140,7 +142,7 @@ export async function startLeveldap(options: LeveldapOptions = {}): Promise<Leve
     errors = (errors + chunk).slice(-1024 * 1024);
   });
 
-  const port = await new Promise<number>((resolve, reject) => {
+  const { port, ldapsPort } = await new Promise<ListeningPorts>((resolve, reject) => {
     const timeout = options.startTimeoutMs ?? 20_000;
     const fail = (why: string) => {
       clearTimeout(timer);
@@ -152,7 +154,7 @@ export async function startLeveldap(options: LeveldapOptions = {}): Promise<Leve
       partial = parts.pop()!;
       for (const line of parts) {
         lines.push(line);
-        const listening = listeningPort(line);
+        const listening = listeningPorts(line);
         if (listening !== undefined) {
           clearTimeout(timer);
           resolve(listening);
@@ -190,6 +192,7 @@ export async function startLeveldap(options: LeveldapOptions = {}): Promise<Leve
   return {
     url: `ldap://127.0.0.1:${port}`,
     port,
+    ...(ldapsPort !== undefined && { ldapsPort }),
     adminDn: ADMIN_DN,
     adminPasswordFile,
     adminPassword,
@@ -207,11 +210,17 @@ export async function startLeveldap(options: LeveldapOptions = {}): Promise<Leve
   };
 }
 
-function listeningPort(line: string): number | undefined {
+interface ListeningPorts {
+  readonly port: number;
+  readonly ldapsPort?: number;
+}
+
+function listeningPorts(line: string): ListeningPorts | undefined {
   if (!line.includes('leveldap is listening')) return undefined;
   try {
-    const record = JSON.parse(line) as { msg?: unknown; port?: unknown };
-    return record.msg === 'leveldap is listening' && typeof record.port === 'number' ? record.port : undefined;
+    const record = JSON.parse(line) as { msg?: unknown; port?: unknown; ldapsPort?: unknown };
+    if (record.msg !== 'leveldap is listening' || typeof record.port !== 'number') return undefined;
+    return typeof record.ldapsPort === 'number' ? { port: record.port, ldapsPort: record.ldapsPort } : { port: record.port };
   } catch {
     return undefined;
   }

@@ -4,13 +4,16 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync, spawn } from 'node:child_process';
+import { execFile, execFileSync, spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import net from 'node:net';
 import { join } from 'node:path';
 import { run, collect } from '../helpers/run.js';
 import { leveldapBin, repoRoot } from '../helpers/paths.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { createSlapd, slapdAvailable, type Slapd } from '../helpers/slapd.js';
+import { makeTestCertificate } from '../helpers/tls.js';
 
 const authrate = join(repoRoot, 'bin', 'authrate.js');
 const USERS = 200;
@@ -185,4 +188,71 @@ describe('authrate against slapd', { skip: slapdAvailable() ? false : 'slapd is 
   });
 
   suite('slapd', () => slapd.port);
+});
+
+describe('authrate over TLS (leveldap with --require-tls-for-binds: a bind in clear would fail with 13)', () => {
+  let dir: string;
+  let ca: string;
+  let server: LeveldapServer;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'authrate-tls-'));
+    const certificate = await makeTestCertificate(dir);
+    ca = certificate.ca;
+    server = await startLeveldap({ users: USERS, args: ['--tls-cert', certificate.cert, '--tls-key', certificate.key, '--ldaps-port', '0', '--require-tls-for-binds'] });
+  });
+  after(async () => {
+    await server?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  /** authrate with the test CA trusted through Node's NODE_EXTRA_CA_CERTS (or not). */
+  function authrateWith(trustCa: boolean, port: number, ...extra: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+    const env = { ...process.env, ...(trustCa ? { NODE_EXTRA_CA_CERTS: ca } : {}) };
+    return new Promise((resolve) => {
+      execFile(process.execPath, args(port, ...extra), { env }, (error, stdout, stderr) => {
+        resolve({ code: error ? Number((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      });
+    });
+  }
+
+  const summaryOf = (result: { code: number; stdout: string; stderr: string }): Summary => {
+    assert.equal(result.code, 0, result.stderr);
+    return JSON.parse(result.stdout) as Summary;
+  };
+
+  test('-Z (LDAPS) and -q (StartTLS), with and without -f: every bind succeeds', async () => {
+    for (const [port, mode] of [[server.ldapsPort!, '-Z'], [server.port, '-q']] as const) {
+      for (const keepOpen of [['-f'], []]) {
+        const summary = summaryOf(await authrateWith(true, port, mode, ...keepOpen, '-m', '60', '-c', '2', '--json'));
+        assert.equal(summary.operations, 60, `${mode} ${keepOpen}`);
+        assert.equal(summary.errors, 0, `${mode} ${keepOpen}: ${JSON.stringify(summary.errors_by_code)}`);
+      }
+    }
+  });
+
+  test('in clear the same binds are refused with 13, so the runs above did use TLS', async () => {
+    const summary = summaryOf(await authrateWith(true, server.port, '-m', '20', '-f', '--json'));
+    assert.deepEqual(summary.errors_by_code, { '13': 20 });
+  });
+
+  test('an untrusted certificate stops authrate with 91 unless -X trusts all', async () => {
+    const refused = await authrateWith(false, server.ldapsPort!, '-Z', '-m', '10', '--json');
+    assert.equal(refused.code, 91, refused.stderr);
+    assert.match(refused.stderr, /cannot connect .*certificate is not trusted; add its CA with NODE_EXTRA_CA_CERTS/);
+    const startTls = await authrateWith(false, server.port, '-q', '-m', '10', '--json');
+    assert.equal(startTls.code, 91, startTls.stderr);
+    const trusting = summaryOf(await authrateWith(false, server.ldapsPort!, '-Z', '-X', '-m', '10', '-f', '--json'));
+    assert.equal(trusting.errors, 0);
+  });
+
+  test('-q against a server without a certificate: StartTLS refused, exit 91 with the result code', async () => {
+    const plain = await startLeveldap({ users: 1 });
+    try {
+      const result = await authrateWith(true, plain.port, '-q', '-m', '10', '--json');
+      assert.equal(result.code, 91, result.stderr);
+      assert.match(result.stderr, /refused StartTLS \(result code 2\)/);
+    } finally {
+      await plain.stop();
+    }
+  });
 });

@@ -1,8 +1,9 @@
 /**
  * `leveldap serve` driven by the real OpenLDAP clients (ldapwhoami, ldapsearch, ldapcompare,
  * ldapadd, ...): binds, the root DSE, scopes, every filter type, attribute selection, limits,
- * paged results, errors with their result codes, userPassword visibility, compare, refused
- * writes, --no-anonymous-read, the access log, and a clean stop on SIGTERM.
+ * paged results, errors with their result codes, userPassword visibility, compare,
+ * --no-anonymous-read, the access log, and a clean stop on SIGTERM. Writes have their own
+ * suites (serve-writes, serve-access-control, serve-password-modify, serve-write-durability).
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -471,32 +472,6 @@ describe('leveldap serve with the OpenLDAP clients', { skip }, () => {
       assert.equal((await compare(userDn(3), `userPassword:${hash}`, admin)).code, 6);
       assert.equal((await compare(userDn(3), `userPassword:${hash}`, user(3))).code, 6);
       assert.equal((await compare(userDn(3), 'userPassword:{SSHA512}AAAA', admin)).code, 5);
-    });
-  });
-
-  describe('writes (not implemented yet)', () => {
-    test('ldapadd, ldapmodify, ldapdelete, ldapmodrdn as the admin: exit 53 (unwillingToPerform), nothing changes', async () => {
-      const add = await ldapTool('ldapadd', server.url, [], admin, `dn: uid=new,${PEOPLE}\nobjectClass: top\nobjectClass: account\nuid: new\n`);
-      assert.equal(add.code, 53, add.stderr);
-      const modify = await ldapTool('ldapmodify', server.url, [], admin, `dn: ${userDn(1)}\nchangetype: modify\nreplace: sn\nsn: Changed\n`);
-      assert.equal(modify.code, 53, modify.stderr);
-      const remove = await ldapTool('ldapdelete', server.url, [userDn(1)], admin);
-      assert.equal(remove.code, 53, remove.stderr);
-      const rename = await ldapTool('ldapmodrdn', server.url, [userDn(1), 'uid=renamed'], admin);
-      assert.equal(rename.code, 53, rename.stderr);
-      const after = await entries(['-b', userDn(1), '-s', 'base', 'sn'], admin);
-      assert.deepEqual(valuesOf(after.entries[0]!, 'sn'), valuesOf(generatedUser(1), 'sn'));
-      const added = await search(['-b', `uid=new,${PEOPLE}`, '-s', 'base'], admin);
-      assert.equal(added.code, 32);
-    });
-  });
-
-  describe('extended operations', () => {
-    test('Password Modify (ldappasswd) is not supported yet: protocolError (2), the password is unchanged', async () => {
-      const result = await ldapTool('ldappasswd', server.url, ['-s', 'new-password'], user(8));
-      assert.notEqual(result.code, 0);
-      assert.match(result.stdout + result.stderr, /Protocol error \(2\)/);
-      assert.equal((await whoami(user(8))).code, 0);
     });
   });
 

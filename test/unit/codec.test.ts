@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeEntry, encodeEntry } from '../../src/store/codec.js';
+import { decodeEntry, decodeValues, encodeEntry } from '../../src/store/codec.js';
 import { StoreError } from '../../src/store/index.js';
 
 test('an entry record round-trips DN and values byte for byte', () => {
@@ -24,4 +24,23 @@ test('a truncated or foreign record is a StoreError, not a crash', () => {
     assert.throws(() => decodeEntry(record.subarray(0, cut)), StoreError);
   }
   assert.throws(() => decodeEntry(Buffer.from([9, 0, 0])), /format 9 is not supported/);
+});
+
+test('decodeValues reads one attribute type from a record without decoding the rest', () => {
+  const entry = {
+    dn: 'uid=a,dc=x',
+    attributes: [
+      { name: 'cn', values: [Buffer.from('A')] },
+      { name: 'userPassword', values: [Buffer.from('{SSHA}one'), Buffer.from('{SSHA}two')] },
+      { name: 'mail', values: [Buffer.alloc(300, 0x61)] },
+      { name: 'USERPASSWORD;x-opt', values: [Buffer.from('three')] },
+    ],
+  };
+  const record = encodeEntry(entry);
+  assert.deepEqual(decodeValues(record, 'userPassword').map(String), ['{SSHA}one', '{SSHA}two', 'three']);
+  assert.deepEqual(decodeValues(record, 'commonName').map(String), ['A'], 'aliases match');
+  assert.deepEqual(decodeValues(record, 'sn'), []);
+  for (let cut = 1; cut < record.byteLength; cut += 7) {
+    assert.throws(() => decodeValues(record.subarray(0, cut), 'mail'), StoreError, `cut at ${cut}`);
+  }
 });

@@ -140,3 +140,56 @@ test('an RDP cookie probe (the ldapjs crash) is a malformed frame', () => {
   const probe = Buffer.from('Cookie: mstshash=Administr\r\n');
   assert.throws(() => new FrameReader().push(probe), (error: unknown) => error instanceof FrameError && error.kind === 'malformed');
 });
+
+test('read() stops when told: every byte after the frame it stopped at comes from takeRest, at every cut of the input', () => {
+  for (let cut = 0; cut <= stream.length; cut++) {
+    const reader = new FrameReader();
+    const taken: Buffer[] = [];
+    for (const chunk of [stream.subarray(0, cut), stream.subarray(cut)]) {
+      reader.read(chunk, (frame) => taken.push(frame) < 2);
+      if (taken.length === 2) {
+        const end = small[0]!.length + small[1]!.length;
+        const received = cut >= end ? cut : stream.length;
+        assert.ok(reader.takeRest().equals(stream.subarray(end, received)), `cut ${cut}`);
+        assert.equal(reader.bufferedBytes, 0);
+        break;
+      }
+    }
+    assertFrames(taken, small.slice(0, 2));
+  }
+});
+
+test('what follows the frame a reader stopped at is not parsed: TLS bytes behind it are no error, and come back from takeRest', () => {
+  const clientHello = Buffer.from([0x16, 0x03, 0x01, 0x02, 0x00, 0x01, 0xfc, 0x03, 0x03]);
+  const reader = new FrameReader();
+  const chunk = Buffer.concat([abandon(1, 2), clientHello]);
+  const taken: Buffer[] = [];
+  reader.read(chunk, (frame) => taken.push(frame) < 1);
+  assertFrames(taken, [abandon(1, 2)]);
+  assert.ok(reader.takeRest().equals(clientHello));
+  assert.deepEqual(reader.push(abandon(3, 4)).map((frame) => frame.toString('hex')), [abandon(3, 4).toString('hex')]);
+  assert.throws(() => new FrameReader().push(chunk), FrameError, 'read to the end, the same bytes are malformed');
+});
+
+test('takeRest returns a partial frame held from earlier chunks', () => {
+  const reader = new FrameReader();
+  const frame = frameOf(300, 9);
+  assert.deepEqual(reader.push(frame.subarray(0, 100)), []);
+  assert.ok(reader.takeRest().equals(frame.subarray(0, 100)));
+  assert.equal(reader.bufferedBytes, 0);
+  assert.ok(reader.takeRest().equals(Buffer.alloc(0)));
+});
+
+test('takeRest may be called from inside take, as the connection does on StartTLS', () => {
+  const after = Buffer.concat([abandon(5, 6), Buffer.from([0x16, 0x03, 0x01])]);
+  const reader = new FrameReader();
+  const first = abandon(1, 2);
+  reader.push(first.subarray(0, 3));
+  let rest: Buffer | undefined;
+  reader.read(Buffer.concat([first.subarray(3), after]), () => {
+    rest = reader.takeRest();
+    return false;
+  });
+  assert.ok(rest?.equals(after));
+  assert.ok(reader.takeRest().equals(Buffer.alloc(0)), 'nothing is left behind twice');
+});

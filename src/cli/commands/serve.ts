@@ -6,8 +6,9 @@ import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../data-opti
 import { CliError } from '../errors.js';
 import { readPassword } from '../password-input.js';
 import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
+import { tlsConfig, withTlsOptions, type TlsOptions } from '../tls-options.js';
 
-interface ServeArgs extends SchemeOptions, DataOptions {
+interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions {
   host: string;
   port: number;
   'base-dn': string;
@@ -24,7 +25,7 @@ interface ServeArgs extends SchemeOptions, DataOptions {
 }
 
 function builder(yargs: Argv): Argv<ServeArgs> {
-  return withDataOption(withSchemeOptions(yargs))
+  return withTlsOptions(withDataOption(withSchemeOptions(yargs)))
     .option('host', { type: 'string', default: '127.0.0.1', requiresArg: true, describe: 'address to listen on' })
     .option('port', { type: 'number', default: 1389, requiresArg: true, describe: 'LDAP port (0: any free port)' })
     .option('base-dn', { type: 'string', default: 'dc=example,dc=com', requiresArg: true, describe: 'naming context announced in the root DSE' })
@@ -50,12 +51,14 @@ async function adminPassword(args: ServeArgs): Promise<Buffer | undefined> {
 
 async function handler(args: ServeArgs): Promise<void> {
   const registry = await registryFromOptions(args);
+  const tls = await tlsConfig(args);
   const started = await startServer({
     dataDir: args.data, registry, defaultScheme: args['default-scheme'], allowClearDefault: args['allow-clear-default'],
     adminPassword: await adminPassword(args), logLevel: args['log-level'],
     config: {
       host: args.host, port: args.port, baseDn: args['base-dn'], adminDn: args['admin-dn'], anonymousRead: args['anonymous-read'],
       limits: { ...DEFAULT_LIMITS, sizeLimit: args['size-limit'], timeLimit: args['time-limit'], idleTimeout: args['idle-timeout'], maxConnections: args['max-connections'] },
+      ...(tls && { tls }), requireTlsForBinds: args['require-tls-for-binds'],
     },
   });
   if (started.generatedAdminPassword) {

@@ -3,13 +3,8 @@ import { values, type Entry } from '../../store/entry.js';
 import { typeKey } from '../../store/schema.js';
 import type { Filter } from './types.js';
 
-/** RFC 4512 2.5: a name or OID (or 'OID.'-prefixed OID), then options. */
-const DESCRIPTION = /^(?:oid\.)?(?:[A-Za-z][A-Za-z0-9-]*|[0-9]+(?:\.[0-9]+)*)(?:;[A-Za-z0-9-]+)*$/i;
-
 /** Whether a filter's attribute description is well formed; a malformed one makes the item Undefined. */
-export function validDescription(description: string): boolean {
-  return DESCRIPTION.test(description);
-}
+export { validDescription } from '../../store/schema.js';
 
 function optionsOf(description: string): string[] {
   return description.split(';').slice(1).map((option) => option.toLowerCase());

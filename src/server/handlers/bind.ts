@@ -4,13 +4,15 @@
  * verification and no sooner than the slowest recent verification, so neither the answer nor its
  * timing tells whether an account exists.
  */
-import { normalizeDn, parseDn, values, ResultCode, type Dn } from '../../store/index.js';
+import { normalizeDn, parseDn, ResultCode, type Dn } from '../../store/index.js';
 import type { OperationContext, Reply } from '../context.js';
 import type { Request } from '../protocol/types.js';
 
 type BindRequest = Extract<Request, { kind: 'bind' }>;
 
 const INVALID: Reply = { code: ResultCode.invalidCredentials, message: '' };
+/** --require-tls-for-binds: a password never travels in clear (13, confidentialityRequired). */
+const CONFIDENTIALITY_REQUIRED: Reply = { code: 13, message: 'confidentiality required: use StartTLS or LDAPS to bind with a password' };
 
 /**
  * Failed binds answer no sooner than the slowest recent verification (a decaying maximum), so
@@ -71,8 +73,8 @@ function remember(name: string, parsed: { readonly dn: Dn; readonly normalized: 
 function storedPasswords(context: OperationContext, dn: Dn, normalized: string): { isAdmin: boolean; stored: string[] } {
   const { admin, store } = context.server;
   if (normalized === admin.normalizedDn) return { isAdmin: true, stored: [admin.stored] };
-  const entry = store.getSync(dn);
-  return { isAdmin: false, stored: entry ? values(entry, 'userPassword').map((value) => value.toString('utf8')) : [] };
+  const stored = store.valuesSync(dn, 'userPassword') ?? [];
+  return { isAdmin: false, stored: stored.map((value) => value.toString('utf8')) };
 }
 
 export async function bind(request: BindRequest, context: OperationContext): Promise<Reply> {
@@ -83,6 +85,7 @@ export async function bind(request: BindRequest, context: OperationContext): Pro
     return { code: 7, message: 'SASL mechanisms are not supported' };
   }
   const password = request.authentication.password;
+  if (password.byteLength > 0 && context.server.config.requireTlsForBinds && !session.secure) return CONFIDENTIALITY_REQUIRED;
   if (request.name === '') {
     return password.byteLength === 0 ? { code: ResultCode.success } : INVALID;
   }

@@ -1,25 +1,19 @@
 /** Compare (RFC 4511 4.10): compareTrue or compareFalse by the attribute's equality rule. */
-import { DirectoryError, ResultCode, attributeType, formatDn, normalizeDn, parseDn, values } from '../../store/index.js';
+import { ResultCode, attributeType, normalizeDn, parseDn, values } from '../../store/index.js';
 import { matches } from '../filter/index.js';
 import type { Request } from '../protocol/types.js';
-import { canSeePassword } from '../attributes.js';
+import { mayReadPassword, requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 
 type CompareRequest = Extract<Request, { kind: 'compare' }>;
 
 export async function compare(request: CompareRequest, context: OperationContext): Promise<Reply> {
   const { store, config } = context.server;
-  if (context.session.anonymous && !config.anonymousRead) {
-    return { code: ResultCode.insufficientAccessRights, message: 'anonymous read is disabled' };
-  }
+  requireAccess(context.session, config, '', 'readEntry');
   const dn = parseDn(request.dn);
-  const entry = await store.get(dn);
-  if (!entry) {
-    const ancestor = await store.closestAncestorOf(dn);
-    throw new DirectoryError('noSuchObject', '', ancestor ? formatDn(ancestor) : '');
-  }
+  const entry = await store.require(dn);
   const type = attributeType(request.attribute);
-  if (type.key === 'userpassword' && !canSeePassword(context.session, normalizeDn(dn))) {
+  if (type.key === 'userpassword' && !mayReadPassword(context.session, normalizeDn(dn))) {
     return { code: ResultCode.insufficientAccessRights, message: 'userPassword may not be compared' };
   }
   if (values(entry, request.attribute).length === 0) return { code: ResultCode.noSuchAttribute };

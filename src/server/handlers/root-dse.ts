@@ -7,7 +7,7 @@ import { matches } from '../filter/index.js';
 import { encodeSearchEntry, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from '../protocol/index.js';
 import type { Request } from '../protocol/types.js';
 import { parseSelection } from '../attributes.js';
-import { WHO_AM_I_OID } from './extended.js';
+import { supportedExtensions } from './extended.js';
 import type { OperationContext, Reply } from '../context.js';
 
 /** RFC 3673: `+` returns all operational attributes. */
@@ -28,7 +28,7 @@ async function rootDseEntry(context: OperationContext) {
       { name: 'supportedLDAPVersion', values: text('3') },
       { name: 'supportedControl', values: text(PAGED_RESULTS_OID, MANAGE_DSA_IT_OID) },
       { name: 'supportedFeatures', values: text(ALL_OPERATIONAL_ATTRIBUTES) },
-      { name: 'supportedExtension', values: text(WHO_AM_I_OID) },
+      { name: 'supportedExtension', values: text(...supportedExtensions(config)) },
       { name: 'vendorName', values: text('leveldap') },
       { name: 'vendorVersion', values: text(vendorVersion) },
     ],

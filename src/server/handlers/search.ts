@@ -4,11 +4,12 @@
  * selected per request, size and time limits (client's and server's), simple paged results,
  * and abandon.
  */
-import { DirectoryError, ResultCode, formatDn, normalizeDn, parseDn, typeKey, type Dn, type Entry } from '../../store/index.js';
+import { ResultCode, normalizeDn, parseDn, typeKey, type Entry } from '../../store/index.js';
 import { indexHint, matches, mentionsAttribute } from '../filter/index.js';
 import { encodeSearchEntry } from '../protocol/index.js';
 import type { Request } from '../protocol/types.js';
-import { canSeePassword, parseSelection, selectAttributes, wantsComputed, type Selection } from '../attributes.js';
+import { parseSelection, selectAttributes, wantsComputed, type Selection } from '../attributes.js';
+import { mayReadPassword, requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { Abandoned } from '../errors.js';
 import { pagingOf, pagedReply, type Paging } from './search-paging.js';
@@ -22,12 +23,6 @@ function effectiveLimit(client: number, server: number): number {
   if (client === 0) return server;
   if (server === 0) return client;
   return Math.min(client, server);
-}
-
-async function requireBase(context: OperationContext, base: Dn): Promise<void> {
-  if (await context.server.store.get(base)) return;
-  const ancestor = await context.server.store.closestAncestorOf(base);
-  throw new DirectoryError('noSuchObject', '', ancestor === undefined ? '' : formatDn(ancestor));
 }
 
 interface Walk {
@@ -56,7 +51,7 @@ function filterView(entry: Entry, showPassword: boolean): Entry {
 async function check(walk: Walk, entry: Entry): Promise<Matched | undefined> {
   const normalized = normalizeDn(entry.dn);
   if (walk.request.scope === 'children' && normalized === walk.baseKey) return undefined;
-  const showPassword = canSeePassword(walk.context.session, normalized);
+  const showPassword = mayReadPassword(walk.context.session, normalized);
   const hasSubordinates = walk.needsSubordinates ? await walk.context.server.store.hasChildren(entry.dn) : undefined;
   const match = matches(walk.request.filter, filterView(entry, showPassword), { hasSubordinates }) === true;
   return match ? { entry, hasSubordinates, showPassword } : undefined;
@@ -101,9 +96,7 @@ async function walkEntries(walk: Walk, source: AsyncGenerator<Entry>, paging: Pa
 export async function search(request: SearchRequest, context: OperationContext): Promise<Reply> {
   const { server, session } = context;
   if (request.base === '' && request.scope === 'base') return rootDse(request, context);
-  if (session.anonymous && !server.config.anonymousRead) {
-    return { code: ResultCode.insufficientAccessRights, message: 'anonymous read is disabled' };
-  }
+  requireAccess(session, server.config, '', 'readEntry');
   const base = parseDn(request.base);
   if (base.length === 0) return { code: ResultCode.noSuchObject, message: 'search a naming context (see the root DSE)' };
   const selection = parseSelection(request.attributes);
@@ -119,7 +112,7 @@ export async function search(request: SearchRequest, context: OperationContext):
   };
   if (paging?.resumed) return walkEntries(walk, paging.resumed, paging);
 
-  await requireBase(context, base);
+  await server.store.require(base);
   const scope = request.scope === 'children' ? 'sub' : request.scope;
   const source = server.store.search(base, scope, indexHint(request.filter, server.store.indexed));
   return walkEntries(walk, source, paging);

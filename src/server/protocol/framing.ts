@@ -12,6 +12,7 @@ export const DEFAULT_MAX_FRAME_BYTES = 262_143;
 const MAX_HEADER_BYTES = 6;
 const SEQUENCE_TAG = 0x30;
 const INCOMPLETE = -1;
+const EMPTY = Buffer.alloc(0);
 
 export interface FrameReaderOptions {
   /** The largest frame accepted, header included (default {@link DEFAULT_MAX_FRAME_BYTES}). */
@@ -26,6 +27,9 @@ export class FrameReader {
   /** The partial frame's total size once its header is known, else INCOMPLETE. */
   #frameSize = INCOMPLETE;
   #failure: FrameError | undefined;
+  /** The chunk being read, and where the bytes after the frame handed over last begin (for takeRest). */
+  #chunk: Buffer = EMPTY;
+  #chunkRead = 0;
 
   constructor(options: FrameReaderOptions = {}) {
     if (options.maxBytes !== undefined) this.maxBytes = options.maxBytes;
@@ -52,21 +56,42 @@ export class FrameReader {
    * then stays failed, and the connection should be closed.
    */
   push(chunk: Buffer): Buffer[] {
+    const frames: Buffer[] = [];
+    this.read(chunk, (frame) => frames.push(frame) > 0);
+    return frames;
+  }
+
+  /**
+   * Like push, but hands each frame to `take` as it is found, and reads the next header only if
+   * `take` returns true. A caller that stops (after StartTLS what follows is TLS, not LDAP) gets
+   * the bytes not handed over from takeRest() (in `take` or after), and must call it before
+   * reading more.
+   */
+  read(chunk: Buffer, take: (frame: Buffer) => boolean): void {
     if (this.#failure) throw this.#failure;
     try {
-      return this.#take(chunk);
+      this.#take(chunk, take);
     } catch (error) {
       if (error instanceof FrameError) this.#fail(error);
       throw error;
     }
   }
 
-  #take(chunk: Buffer): Buffer[] {
-    const frames: Buffer[] = [];
+  /** Every byte received but not returned as a frame, in order; the reader is left empty. */
+  takeRest(): Buffer {
+    const rest = Buffer.concat([...this.#pieces, this.#chunk.subarray(this.#chunkRead)]);
+    this.#reset();
+    this.#chunk = EMPTY;
+    return rest;
+  }
+
+  #take(chunk: Buffer, take: (frame: Buffer) => boolean): void {
     let offset = 0;
     if (this.#buffered > 0) {
+      const frames: Buffer[] = [];
       offset = this.#continuePartial(chunk, frames);
-      if (offset < 0) return frames;
+      if (offset < 0) return;
+      if (!this.#handOver(take, frames[0]!, chunk, offset)) return;
     }
     while (offset < chunk.length) {
       const size = frameSize(chunk, offset, this.#maxBytes);
@@ -74,10 +99,17 @@ export class FrameReader {
         this.#startPartial(chunk.subarray(offset), size);
         break;
       }
-      frames.push(chunk.subarray(offset, offset + size));
       offset += size;
+      if (!this.#handOver(take, chunk.subarray(offset - size, offset), chunk, offset)) return;
     }
-    return frames;
+    this.#chunk = EMPTY;
+  }
+
+  /** Gives `frame` to `take`, noting that `chunk` is read up to `end` should it stop. */
+  #handOver(take: (frame: Buffer) => boolean, frame: Buffer, chunk: Buffer, end: number): boolean {
+    this.#chunk = chunk;
+    this.#chunkRead = end;
+    return take(frame);
   }
 
   /** Feeds the partial frame; returns the offset in `chunk` after it, or -1 if all was used. */

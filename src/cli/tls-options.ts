@@ -1,0 +1,57 @@
+/** The TLS options of `leveldap serve`: certificate and key read and checked before the server starts. */
+import { readFile } from 'node:fs/promises';
+import { createSecureContext } from 'node:tls';
+import type { Argv } from 'yargs';
+import type { TlsConfig } from '../server/config.js';
+import { CliError } from './errors.js';
+
+export interface TlsOptions {
+  'tls-cert'?: string;
+  'tls-key'?: string;
+  'ldaps-port'?: number;
+  'require-tls-for-binds': boolean;
+}
+
+export function withTlsOptions<T>(yargs: Argv<T>): Argv<T & TlsOptions> {
+  return yargs
+    .option('tls-cert', { type: 'string', requiresArg: true, describe: 'PEM certificate (chain) of the server: enables StartTLS' })
+    .option('tls-key', { type: 'string', requiresArg: true, describe: 'PEM private key of --tls-cert (unencrypted)' })
+    .option('ldaps-port', { type: 'number', requiresArg: true, describe: 'also listen for LDAPS on this port (0: any free port); needs --tls-cert' })
+    .option('require-tls-for-binds', {
+      type: 'boolean', default: false, describe: 'refuse binds with a password (13, confidentialityRequired) on connections without TLS',
+    }) as Argv<T & TlsOptions>;
+}
+
+async function readPem(flag: string, file: string): Promise<Buffer> {
+  try {
+    return await readFile(file);
+  } catch (error) {
+    throw new CliError(`cannot read ${flag} file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+}
+
+/** Loads the pair once, as the server will: a bad PEM or a key of another certificate fails here. */
+function checkPair(cert: Buffer, key: Buffer, files: string): void {
+  try {
+    createSecureContext({ cert, key });
+  } catch (error) {
+    throw new CliError(`cannot use ${files} for TLS: ${(error as Error).message}`);
+  }
+}
+
+/** The server's TLS configuration, or undefined without --tls-cert; CliError for what cannot work. */
+export async function tlsConfig(options: TlsOptions): Promise<TlsConfig | undefined> {
+  const { 'tls-cert': certFile, 'tls-key': keyFile, 'ldaps-port': ldapsPort } = options;
+  if ((certFile === undefined) !== (keyFile === undefined)) throw new CliError('--tls-cert and --tls-key go together: give both');
+  if (certFile === undefined || keyFile === undefined) {
+    if (ldapsPort !== undefined) throw new CliError('--ldaps-port needs --tls-cert and --tls-key');
+    if (options['require-tls-for-binds']) throw new CliError('--require-tls-for-binds needs --tls-cert and --tls-key (else no password bind could succeed)');
+    return undefined;
+  }
+  if (ldapsPort !== undefined && !(Number.isInteger(ldapsPort) && ldapsPort >= 0 && ldapsPort <= 65535)) {
+    throw new CliError(`--ldaps-port must be a port number (0 to 65535), got ${ldapsPort}`);
+  }
+  const [cert, key] = await Promise.all([readPem('--tls-cert', certFile), readPem('--tls-key', keyFile)]);
+  checkPair(cert, key, `--tls-cert ${certFile} with --tls-key ${keyFile}`);
+  return ldapsPort === undefined ? { cert, key } : { cert, key, ldapsPort };
+}

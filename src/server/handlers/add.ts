@@ -1,0 +1,25 @@
+/**
+ * Add (RFC 4511 4.7), for the admin: the parent must exist (noSuchObject with matchedDN), the
+ * entry must not (entryAlreadyExists), it needs an objectClass (objectClassViolation); the RDN's
+ * values are added when missing, as OpenLDAP does. userPassword values are hashed on the way in.
+ * Only an entry named by --base-dn may start a naming context.
+ */
+import { addEntry, normalizeDn, parseDn, ResultCode } from '../../store/index.js';
+import type { Request } from '../protocol/types.js';
+import { requireAccess } from '../access.js';
+import type { OperationContext, Reply } from '../context.js';
+import { valuesToStore } from '../password-values.js';
+
+type AddRequest = Extract<Request, { kind: 'add' }>;
+
+export async function add(request: AddRequest, context: OperationContext): Promise<Reply> {
+  const { server, session } = context;
+  const normalized = normalizeDn(parseDn(request.dn));
+  requireAccess(session, server.config, normalized, 'writeEntry');
+  const attributes = await Promise.all(request.attributes.map(async ({ name, values }) => ({
+    name, values: await valuesToStore(name, values, session, server),
+  })));
+  const allowNewSuffix = normalized === normalizeDn(server.config.baseDn);
+  await addEntry(server.store, { dn: request.dn, attributes }, { actor: session.dn, allowNewSuffix });
+  return { code: ResultCode.success };
+}

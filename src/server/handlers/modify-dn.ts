@@ -1,0 +1,27 @@
+/**
+ * Modify DN (RFC 4511 4.9), for the admin: a new RDN (its values added, the old ones removed with
+ * deleteoldrdn) and optionally a new superior, for a leaf entry (a parent: notAllowedOnNonLeaf).
+ * The new name must be free (entryAlreadyExists), the new superior must exist (noSuchObject).
+ */
+import { normalizeDn, parseDn, renameEntry, DirectoryError, ResultCode } from '../../store/index.js';
+import type { Request } from '../protocol/types.js';
+import { requireAccess } from '../access.js';
+import type { OperationContext, Reply } from '../context.js';
+
+type ModifyDnRequest = Extract<Request, { kind: 'modifyDn' }>;
+
+function parseNewRdn(text: string) {
+  const rdns = parseDn(text);
+  if (rdns.length !== 1) throw new DirectoryError('invalidDnSyntax', `new RDN "${text.slice(0, 200)}" must be one RDN`);
+  return rdns[0]!;
+}
+
+export async function modifyDn(request: ModifyDnRequest, context: OperationContext): Promise<Reply> {
+  const { server, session } = context;
+  const dn = parseDn(request.dn);
+  requireAccess(session, server.config, normalizeDn(dn), 'writeEntry');
+  const newRdn = parseNewRdn(request.newRdn);
+  const newSuperior = request.newSuperior === undefined ? undefined : parseDn(request.newSuperior);
+  await renameEntry(server.store, dn, { newRdn, deleteOldRdn: request.deleteOldRdn, newSuperior }, { actor: session.dn });
+  return { code: ResultCode.success };
+}

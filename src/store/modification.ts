@@ -1,0 +1,114 @@
+/**
+ * What a write does to an entry in memory, with the result codes of RFC 4511 4.6 and RFC 4525
+ * (increment), worded as OpenLDAP words them. Pure functions: they return a new entry or throw a
+ * DirectoryError, and never touch the database.
+ */
+import { formatDn, type Ava, type Dn, type Rdn } from './dn.js';
+import { findAttribute, withAttribute, type Entry } from './entry.js';
+import { DirectoryError } from './errors.js';
+import { normalizeValue } from './matching.js';
+import { attributeType } from './schema.js';
+import { checkValues, hasRdnValue, isInteger } from './validate.js';
+
+export interface Modification {
+  readonly op: 'add' | 'delete' | 'replace' | 'increment';
+  /** The attribute description; options make a separate attribute ('cn;lang-en' is not 'cn'). */
+  readonly attribute: string;
+  readonly values: readonly Buffer[];
+}
+
+/** Applies the modifications in order; all of them or none (the caller writes only the result). */
+export function applyModifications(entry: Entry, modifications: readonly Modification[]): Entry {
+  return modifications.reduce(applyOne, entry);
+}
+
+function applyOne(entry: Entry, modification: Modification): Entry {
+  switch (modification.op) {
+    case 'add': return addValues(entry, modification);
+    case 'delete': return deleteValues(entry, modification);
+    case 'replace': return replaceValues(entry, modification);
+    case 'increment': return increment(entry, modification);
+  }
+}
+
+const normalizer = (name: string) => {
+  const type = attributeType(name);
+  return (value: Buffer) => normalizeValue(type, value);
+};
+
+function addValues(entry: Entry, { attribute: name, values }: Modification): Entry {
+  if (values.length === 0) throw new DirectoryError('protocolError', `modify/add: ${name}: no values given`);
+  checkValues(name, values);
+  const existing = findAttribute(entry, name)?.values ?? [];
+  const normalize = normalizer(name);
+  const present = new Set(existing.map(normalize));
+  const index = values.findIndex((value) => present.has(normalize(value)));
+  if (index !== -1) throw new DirectoryError('attributeOrValueExists', `modify/add: ${name}: value #${index} already exists`);
+  return withAttribute(entry, name, [...existing, ...values]);
+}
+
+function deleteValues(entry: Entry, { attribute: name, values }: Modification): Entry {
+  const attribute = findAttribute(entry, name);
+  if (!attribute) throw new DirectoryError('noSuchAttribute', `modify/delete: ${name}: no such attribute`);
+  if (values.length === 0) return withAttribute(entry, name, []);
+  const normalize = normalizer(name);
+  let remaining = attribute.values;
+  for (const value of values) {
+    const wanted = normalize(value);
+    const index = remaining.findIndex((candidate) => normalize(candidate) === wanted);
+    if (index === -1) throw new DirectoryError('noSuchAttribute', `modify/delete: ${name}: no such value`);
+    remaining = remaining.filter((_value, i) => i !== index);
+  }
+  return withAttribute(entry, name, remaining);
+}
+
+function replaceValues(entry: Entry, { attribute: name, values }: Modification): Entry {
+  checkValues(name, values);
+  return withAttribute(entry, name, values);
+}
+
+/** RFC 4525: one INTEGER attribute, one integer to add to each of its values. */
+function increment(entry: Entry, { attribute: name, values }: Modification): Entry {
+  if (values.length !== 1) throw new DirectoryError('protocolError', 'modify/increment operation requires single value');
+  if (attributeType(name).equality !== 'integer') {
+    throw new DirectoryError('constraintViolation', `${name}: attribute syntax inappropriate for increment`);
+  }
+  const delta = values[0]!.toString('utf8');
+  if (!isInteger(delta)) throw new DirectoryError('invalidAttributeSyntax', `${name}: value #0 invalid per syntax`);
+  const attribute = findAttribute(entry, name);
+  if (!attribute) throw new DirectoryError('noSuchAttribute', `modify/increment: ${name}: no such attribute`);
+  const sums = attribute.values.map((value) => {
+    const text = value.toString('utf8');
+    if (!isInteger(text)) throw new DirectoryError('constraintViolation', `modify/increment: ${name}: a stored value is not an integer`);
+    return Buffer.from((BigInt(text) + BigInt(delta)).toString());
+  });
+  return withAttribute(entry, name, sums);
+}
+
+/** The entry with the values its RDN names (RFC 4511 4.7: the RDN's values are part of the entry). */
+export function withRdnValues(entry: Entry, rdn: Rdn): Entry {
+  let result = entry;
+  for (const ava of rdn) {
+    if (hasRdnValue(result, ava)) continue;
+    const existing = findAttribute(result, ava.type)?.values ?? [];
+    result = withAttribute(result, ava.type, [...existing, Buffer.from(ava.value, 'utf8')]);
+  }
+  return result;
+}
+
+/** Removes one old RDN value (deleteoldrdn); the new RDN's values are added back after. */
+function withoutRdnValue(entry: Entry, ava: Ava): Entry {
+  const attribute = findAttribute(entry, ava.type);
+  if (ava.hex || !attribute) return entry;
+  const normalize = normalizer(ava.type);
+  const wanted = normalize(Buffer.from(ava.value, 'utf8'));
+  return withAttribute(entry, attribute.name, attribute.values.filter((value) => normalize(value) !== wanted));
+}
+
+/** The entry under its new DN (RFC 4511 4.9): new RDN values added, old ones removed if asked. */
+export function renamed(entry: Entry, oldDn: Dn, newDn: Dn, deleteOldRdn: boolean): Entry {
+  const newRdn = newDn[0]!;
+  let result: Entry = { dn: formatDn(newDn), attributes: entry.attributes };
+  if (deleteOldRdn) for (const ava of oldDn[0]!) result = withoutRdnValue(result, ava);
+  return withRdnValues(result, newRdn);
+}

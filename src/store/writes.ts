@@ -1,0 +1,151 @@
+/**
+ * The online write path: add (as a client asks for it), modify, delete and rename (modify DN).
+ * Each write takes the locks of the entries it reads and changes (a per-entry mutex, mutex.ts),
+ * checks against what is stored, and writes the entry record, one-level index, naming context,
+ * index keys and operational attributes in one atomic LevelDB batch, synced to disk before it
+ * resolves: an acknowledged write survives a crash.
+ *
+ * Locks: add takes the entry and its parent (a delete of the parent takes the parent); modify
+ * and delete take the entry; rename takes the entry, its new name and its new parent. So a
+ * child cannot be added under a parent being deleted or renamed, and no update is lost.
+ */
+import { formatDn, normalizeRdn, parseDn, type Dn, type Rdn } from './dn.js';
+import { groupAttributes, type Entry } from './entry.js';
+import { DirectoryError } from './errors.js';
+import { indexKeys } from './indexes.js';
+import { ancestorKeys, childKey, entryKey, inSubtree, suffixKey } from './keys.js';
+import { encodeEntry } from './codec.js';
+import { applyModifications, renamed, withRdnValues, type Modification } from './modification.js';
+import { withModificationAttributes } from './operational.js';
+import type { BatchOp, DirectoryStore } from './store.js';
+import { checkModifiedEntry, checkValues, checkWritableAttribute } from './validate.js';
+
+export interface WriteOptions {
+  /** Who writes: modifiersName (and creatorsName on add). */
+  readonly actor: string;
+  /** Acknowledge only once the write is on disk (fsync). Default true. */
+  readonly sync?: boolean;
+}
+
+export interface AddEntryOptions extends WriteOptions {
+  /** May this entry start a naming context (when no ancestor of it exists)? */
+  readonly allowNewSuffix?: boolean;
+}
+
+export interface ModifyOptions extends WriteOptions {
+  /** Runs on the stored entry, under its lock, before the change (e.g. an old password check). */
+  readonly check?: (entry: Entry) => void | Promise<void>;
+}
+
+export interface Rename {
+  readonly newRdn: Rdn;
+  readonly deleteOldRdn: boolean;
+  /** The new parent; the entry stays under its parent when absent. */
+  readonly newSuperior?: Dn;
+}
+
+const EMPTY = Buffer.alloc(0);
+const put = (key: string, value: Buffer = EMPTY): BatchOp => ({ type: 'put', key, value });
+const del = (key: string): BatchOp => ({ type: 'del', key });
+
+/** The dnKeys of an entry and of its parent ('' above a top entry). The root DSE is not an entry. */
+function keysOf(dn: Dn): [string, string] {
+  if (dn.length === 0) throw new DirectoryError('unwillingToPerform', 'the root DSE cannot be changed');
+  const [key, parentKey = ''] = ancestorKeys(dn);
+  return [key!, parentKey];
+}
+
+/**
+ * Adds an entry sent by a client: attributes named twice are merged, values checked, attributes
+ * the server keeps refused, and the RDN's values added when missing (RFC 4511 4.7, as OpenLDAP).
+ */
+export async function addEntry(store: DirectoryStore, entry: Entry, options: AddEntryOptions): Promise<void> {
+  const dn = parseDn(entry.dn);
+  const attributes = groupAttributes(entry.attributes.flatMap(({ name, values }) => values.map((value) => ({ name, value }))));
+  for (const { name, values } of attributes) {
+    checkWritableAttribute(name);
+    checkValues(name, values);
+  }
+  await store.add(withRdnValues({ dn: entry.dn, attributes }, dn[0] ?? []), options);
+}
+
+/** Applies the modifications to the entry, all or none; returns the entry as stored. */
+export async function modifyEntry(store: DirectoryStore, dn: Dn, modifications: readonly Modification[], options: ModifyOptions): Promise<Entry> {
+  for (const modification of modifications) checkWritableAttribute(modification.attribute);
+  const [key] = keysOf(dn);
+  return store.locks.run([key], async () => {
+    const before = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
+    await options.check?.(before);
+    const changed = applyModifications(before, modifications);
+    checkModifiedEntry(changed, parseDn(before.dn));
+    const after = withModificationAttributes(changed, options.actor);
+    await store.write([put(entryKey(key), encodeEntry(after)), ...indexChanges(store, key, before, key, after)], options.sync ?? true);
+    return after;
+  });
+}
+
+/** Deletes a leaf entry (a parent: notAllowedOnNonLeaf). */
+export async function deleteEntry(store: DirectoryStore, dn: Dn, options: { readonly sync?: boolean } = {}): Promise<void> {
+  const [key, parentKey] = keysOf(dn);
+  await store.locks.run([key], async () => {
+    const entry = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
+    if (await store.hasChildren(dn)) throw new DirectoryError('notAllowedOnNonLeaf', 'subordinate objects must be deleted first');
+    const ops = [del(entryKey(key)), del(childKey(parentKey, normalizeRdn(dn[0]!))), del(suffixKey(key))];
+    for (const indexKey of indexKeys(entry, key, store.indexed)) ops.push(del(indexKey));
+    await store.write(ops, options.sync ?? true);
+  });
+}
+
+/** Renames a leaf entry, and moves it under `newSuperior` when given; returns the entry as stored. */
+export async function renameEntry(store: DirectoryStore, dn: Dn, rename: Rename, options: WriteOptions): Promise<Entry> {
+  for (const ava of rename.newRdn) checkWritableAttribute(ava.type);
+  const parent = rename.newSuperior ?? dn.slice(1);
+  const newDn = [rename.newRdn, ...parent];
+  const [oldKey, oldParentKey] = keysOf(dn);
+  const [newKey, newParentKey] = keysOf(newDn);
+  return store.locks.run([oldKey, newKey, newParentKey], async () => {
+    const before = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
+    await checkRename(store, { dn, oldKey, oldParentKey, parent, newParentKey, newDn, newKey });
+    const after = withModificationAttributes(renamed(before, parseDn(before.dn), newDn, rename.deleteOldRdn), options.actor);
+    checkModifiedEntry(after, newDn);
+    const ops = [
+      del(entryKey(oldKey)), del(childKey(oldParentKey, normalizeRdn(dn[0]!))),
+      ...indexChanges(store, oldKey, before, newKey, after),
+      put(entryKey(newKey), encodeEntry(after)), put(childKey(newParentKey, normalizeRdn(rename.newRdn)), Buffer.from(newKey)),
+    ];
+    await store.write(ops, options.sync ?? true);
+    return after;
+  });
+}
+
+interface RenamePlan {
+  readonly dn: Dn;
+  readonly oldKey: string;
+  readonly oldParentKey: string;
+  readonly parent: Dn;
+  readonly newParentKey: string;
+  readonly newDn: Dn;
+  readonly newKey: string;
+}
+
+/** What a rename needs: a leaf that is not a naming context, an existing new parent not below it, a free new name. */
+async function checkRename(store: DirectoryStore, plan: RenamePlan): Promise<void> {
+  const known = await store.existing([plan.oldParentKey, plan.newParentKey, plan.newKey]);
+  if (plan.dn.length < 2 || !known.has(plan.oldParentKey)) {
+    throw new DirectoryError('unwillingToPerform', 'a naming context cannot be renamed');
+  }
+  if (await store.hasChildren(plan.dn)) throw new DirectoryError('notAllowedOnNonLeaf', 'only leaf entries can be renamed or moved');
+  if (plan.parent.length === 0) throw new DirectoryError('unwillingToPerform', 'an entry cannot be moved to the root');
+  if (inSubtree(plan.newParentKey, plan.oldKey)) throw new DirectoryError('unwillingToPerform', 'cannot place an entry below itself');
+  if (!known.has(plan.newParentKey)) await store.require(plan.parent, `new superior ${formatDn(plan.parent)} does not exist`);
+  if (plan.newKey !== plan.oldKey && known.has(plan.newKey)) {
+    throw new DirectoryError('entryAlreadyExists', `entry ${formatDn(plan.newDn)} already exists`);
+  }
+}
+
+/** Index keys to remove (the old entry's that the new one lacks) and to add. */
+function indexChanges(store: DirectoryStore, oldKey: string, before: Entry, newKey: string, after: Entry): BatchOp[] {
+  const old = new Set(indexKeys(before, oldKey, store.indexed));
+  const fresh = new Set(indexKeys(after, newKey, store.indexed));
+  return [...[...old].filter((key) => !fresh.has(key)).map(del), ...[...fresh].filter((key) => !old.has(key)).map((key) => put(key))];
+}

@@ -1,0 +1,140 @@
+/**
+ * Write requests for raw-socket tests, encoded with @ldapjs/asn1's BerWriter (independent of the
+ * server's codec): bind, add, modify (with increment, which @ldapjs/change cannot express),
+ * delete, and Password Modify; and a wait for the response to one message ID.
+ */
+import { createRequire } from 'node:module';
+import type { RawConnection, Response } from './ldap-client.js';
+
+interface Writer {
+  readonly buffer: Buffer;
+  startSequence(tag?: number): void;
+  endSequence(): void;
+  writeInt(value: number, tag?: number): void;
+  writeEnumeration(value: number, tag?: number): void;
+  writeBoolean(value: boolean, tag?: number): void;
+  writeString(value: string, tag?: number): void;
+  writeBuffer(value: Buffer, tag: number): void;
+}
+const require = createRequire(import.meta.url);
+const { BerWriter } = require('@ldapjs/asn1') as { BerWriter: new () => Writer };
+
+const OCTET_STRING = 0x04;
+const CHANGE_OPS = { add: 0, delete: 1, replace: 2, increment: 3 } as const;
+
+export interface ChangeSpec {
+  readonly op: keyof typeof CHANGE_OPS;
+  readonly attribute: string;
+  readonly values?: readonly (string | Buffer)[];
+}
+
+const bytes = (value: string | Buffer): Buffer => (typeof value === 'string' ? Buffer.from(value, 'utf8') : value);
+
+function message(messageId: number, writeOp: (writer: Writer) => void): Buffer {
+  const writer = new BerWriter();
+  writer.startSequence(0x30);
+  writer.writeInt(messageId);
+  writeOp(writer);
+  writer.endSequence();
+  return Buffer.from(writer.buffer);
+}
+
+function writeAttribute(writer: Writer, name: string | Buffer, values: readonly (string | Buffer)[]): void {
+  writer.startSequence(0x30);
+  writer.writeBuffer(bytes(name), OCTET_STRING);
+  writer.startSequence(0x31);
+  for (const value of values) writer.writeBuffer(bytes(value), OCTET_STRING);
+  writer.endSequence();
+  writer.endSequence();
+}
+
+export function bindRequest(messageId: number, dn: string, password: string): Buffer {
+  return message(messageId, (writer) => {
+    writer.startSequence(0x60);
+    writer.writeInt(3);
+    writer.writeString(dn);
+    writer.writeBuffer(Buffer.from(password), 0x80);
+    writer.endSequence();
+  });
+}
+
+export function modifyRequest(messageId: number, dn: string | Buffer, changes: readonly ChangeSpec[]): Buffer {
+  return message(messageId, (writer) => {
+    writer.startSequence(0x66);
+    writer.writeBuffer(bytes(dn), OCTET_STRING);
+    writer.startSequence(0x30);
+    for (const change of changes) {
+      writer.startSequence(0x30);
+      writer.writeEnumeration(CHANGE_OPS[change.op]);
+      writeAttribute(writer, change.attribute, change.values ?? []);
+      writer.endSequence();
+    }
+    writer.endSequence();
+    writer.endSequence();
+  });
+}
+
+/** An AddRequest; attributes as [name, values] pairs so names may repeat or be odd bytes. */
+export function addRequest(messageId: number, dn: string | Buffer, attributes: readonly (readonly [string | Buffer, readonly (string | Buffer)[]])[]): Buffer {
+  return message(messageId, (writer) => {
+    writer.startSequence(0x68);
+    writer.writeBuffer(bytes(dn), OCTET_STRING);
+    writer.startSequence(0x30);
+    for (const [name, values] of attributes) writeAttribute(writer, name, values);
+    writer.endSequence();
+    writer.endSequence();
+  });
+}
+
+export function deleteRequest(messageId: number, dn: string | Buffer): Buffer {
+  return message(messageId, (writer) => writer.writeBuffer(bytes(dn), 0x4a));
+}
+
+export function modifyDnRequest(messageId: number, dn: string, newRdn: string, deleteOldRdn: boolean, newSuperior?: string): Buffer {
+  return message(messageId, (writer) => {
+    writer.startSequence(0x6c);
+    writer.writeString(dn);
+    writer.writeString(newRdn);
+    writer.writeBoolean(deleteOldRdn);
+    if (newSuperior !== undefined) writer.writeBuffer(Buffer.from(newSuperior), 0x80);
+    writer.endSequence();
+  });
+}
+
+export const PASSWORD_MODIFY = '1.3.6.1.4.1.4203.1.11.1';
+
+/** An ExtendedRequest; `value` as raw bytes (undefined: no requestValue). */
+export function extendedRequest(messageId: number, oid: string, value?: Buffer): Buffer {
+  return message(messageId, (writer) => {
+    writer.startSequence(0x77);
+    writer.writeBuffer(Buffer.from(oid), 0x80);
+    if (value !== undefined) writer.writeBuffer(value, 0x81);
+    writer.endSequence();
+  });
+}
+
+/** RFC 3062 PasswdModifyRequestValue. */
+export function passwordModifyValue(fields: { userIdentity?: string; oldPassword?: string; newPassword?: string }): Buffer {
+  const writer = new BerWriter();
+  writer.startSequence(0x30);
+  if (fields.userIdentity !== undefined) writer.writeBuffer(Buffer.from(fields.userIdentity), 0x80);
+  if (fields.oldPassword !== undefined) writer.writeBuffer(Buffer.from(fields.oldPassword), 0x81);
+  if (fields.newPassword !== undefined) writer.writeBuffer(Buffer.from(fields.newPassword), 0x82);
+  writer.endSequence();
+  return Buffer.from(writer.buffer);
+}
+
+/** The final response to `messageId` once it arrived; undefined if the connection closed or `timeoutMs` passed first. */
+export async function answer(connection: RawConnection, messageId: number, timeoutMs = 30_000): Promise<Response | undefined> {
+  const find = () => connection.responses.find((response) => response.messageId === messageId && response.code !== undefined);
+  await connection.until(() => find() !== undefined || connection.closed, timeoutMs);
+  return find();
+}
+
+/** Sends one request and waits for its answer; throws if none comes. */
+export async function exchange(connection: RawConnection, messageId: number, frame: Buffer): Promise<Response> {
+  connection.write(frame);
+  const response = await answer(connection, messageId);
+  if (!response) throw new Error(`no answer to message ${messageId}${connection.closed ? ' (connection closed)' : ''}`);
+  return response;
+}

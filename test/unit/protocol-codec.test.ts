@@ -4,6 +4,7 @@ import { createRequire } from 'node:module';
 import {
   decodePagedResults,
   decodeRequest,
+  decodeRequestFully,
   decodeSimpleBind,
   encodeBindResponse,
   encodeExtendedResponse,
@@ -140,7 +141,7 @@ test('controls: type, criticality (default false), optional value', () => {
   assert.equal(decodeSimpleBind(frame), undefined, 'the fast path leaves binds with controls to decodeRequest');
 });
 
-test('decodeSimpleBind agrees with decodeRequest on simple binds', () => {
+test('decodeSimpleBind (the fast path decodeRequest takes for simple binds) agrees with the general decoder', () => {
   const frames = [
     toBer(new messages.BindRequest({ messageId: 1, name: 'uid=user.1,ou=People,dc=example,dc=com', credentials: 'password' })),
     toBer(new messages.BindRequest({ messageId: 0, name: '', credentials: '' })),
@@ -150,11 +151,12 @@ test('decodeSimpleBind agrees with decodeRequest on simple binds', () => {
     withEmptyControls(toBer(new messages.BindRequest({ messageId: 9, name: 'a', credentials: 'b' }))),
   ];
   for (const frame of frames) {
-    const request = decodeRequest(frame);
+    const request = decodeRequestFully(frame);
     assert.ok(request.kind === 'bind' && request.authentication.method === 'simple');
     assert.deepEqual(decodeSimpleBind(frame), {
       messageId: request.messageId, version: request.version, name: request.name, password: request.authentication.password,
     });
+    assert.deepEqual(decodeRequest(frame), request, 'both paths give the same request');
   }
   assert.equal(decodeSimpleBind(toBer(new messages.UnbindRequest({ messageId: 3 }))), undefined);
 });
@@ -478,7 +480,10 @@ function mutate(frame: Buffer, next: () => number): Buffer {
 }
 
 /** decodeSimpleBind returns exactly the control-less simple binds that decodeRequest returns. */
+/** `request`: what the general decoder made of the frame (undefined: it refused it). decodeRequest must agree too. */
 function assertFastPathAgrees(frame: Buffer, request: Request | undefined): void {
+  if (request) assert.deepEqual(decodeRequest(frame), request);
+  else assert.throws(() => decodeRequest(frame), ProtocolError);
   const fast = decodeSimpleBind(frame);
   if (request?.kind === 'bind' && request.authentication.method === 'simple' && request.controls.length === 0) {
     assert.deepEqual(fast, { messageId: request.messageId, version: request.version, name: request.name, password: request.authentication.password });
@@ -496,7 +501,7 @@ test('5,000 seeded random mutations: a value or a ProtocolError, never anything 
     const frame = mutate(base[i % base.length]!, next);
     let request: Request | undefined;
     try {
-      request = decodeRequest(frame);
+      request = decodeRequestFully(frame);
       decoded++;
     } catch (error) {
       assert.ok(error instanceof ProtocolError, `mutation ${i} (${frame.toString('hex')}) threw ${String(error)}`);
@@ -517,7 +522,7 @@ test('2,000 seeded mutations of simple binds: decodeSimpleBind agrees with decod
     const frame = mutate(binds[i % binds.length]!, next);
     let request: Request | undefined;
     try {
-      request = decodeRequest(frame);
+      request = decodeRequestFully(frame);
     } catch (error) {
       assert.ok(error instanceof ProtocolError);
     }

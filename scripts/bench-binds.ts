@@ -3,7 +3,7 @@
  * 10,000-user LDIF (pre-hashed {SSHA512}, then {PBKDF2-SHA256} at 10,000 iterations), the same
  * client (src/bench/bind-load.ts: 32 connections, one bind outstanding on each, random users),
  * alternating runs. Reports binds/s, latency percentiles, binds per CPU-second of each server,
- * and the ratio. Logging is off on both servers (slapd loglevel is its default; leveldap --log-level warn).
+ * resident memory at the end of the run, and the ratio. Logging is off on both servers (slapd loglevel is its default; leveldap --log-level warn).
  * Run: npm run build && node dist/scripts/bench-binds.js     (USERS, SECONDS, CONNECTIONS, ROUNDS, SCHEMES)
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
@@ -14,7 +14,7 @@ import { join } from 'node:path';
 import { runBindLoad, type LoadResult } from '../src/bench/bind-load.js';
 import { canConnect, createSlapd, freePort, type Slapd } from '../test/helpers/slapd.js';
 import { leveldapBin } from '../test/helpers/paths.js';
-import { cpuSeconds } from '../src/bench/process-stats.js';
+import { cpuSeconds, residentBytes } from '../src/bench/process-stats.js';
 
 const USERS = Number(process.env.USERS ?? 10_000);
 const SECONDS = Number(process.env.SECONDS ?? 10);
@@ -64,19 +64,22 @@ async function startSlapd(ldif: Buffer): Promise<Server> {
   return { name: 'slapd', port: slapd.port, pid, stop: () => slapd.stop() };
 }
 
-async function measure(server: Server): Promise<LoadResult & { cpu: number }> {
+/** A load run, with the server's CPU seconds over it and its resident memory at the end. */
+type Measured = LoadResult & { cpu: number; rssMb: number };
+
+async function measure(server: Server): Promise<Measured> {
   const before = cpuSeconds(server.pid);
   const result = await runBindLoad({
     host: '127.0.0.1', port: server.port, users: USERS, password: Buffer.from('password'),
     dn: (n) => `uid=user.${n},ou=People,${SUFFIX}`,
   }, { connections: CONNECTIONS, seconds: SECONDS, warmUpSeconds: 2 });
-  return { ...result, cpu: cpuSeconds(server.pid) - before };
+  return { ...result, cpu: cpuSeconds(server.pid) - before, rssMb: residentBytes(server.pid) / 2 ** 20 };
 }
 
-function row(scheme: string, name: string, r: LoadResult & { cpu: number }): string {
+function row(scheme: string, name: string, r: Measured): string {
   const errors = Object.values(r.errors).reduce((a, b) => a + b, 0);
   const perCpu = r.cpu > 0 ? Math.round(r.operations / r.cpu) : 0;
-  return `| ${scheme} | ${name} | ${Math.round(r.throughput)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.p999Ms.toFixed(2)} | ${errors} | ${perCpu} |`;
+  return `| ${scheme} | ${name} | ${Math.round(r.throughput)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.p999Ms.toFixed(2)} | ${errors} | ${perCpu} | ${Math.round(r.rssMb)} |`;
 }
 
 async function benchScheme(scheme: string): Promise<string[]> {
@@ -84,7 +87,7 @@ async function benchScheme(scheme: string): Promise<string[]> {
   const ldif = leveldap(['make-ldif', '--users', String(USERS), '--scheme', scheme, '--seed', 'bench']);
   const dir = await mkdtemp(join(tmpdir(), 'leveldap-bench-'));
   const servers = [await startSlapd(ldif), await startLeveldap(dir, ldif)];
-  const best = new Map<string, LoadResult & { cpu: number }>();
+  const best = new Map<string, Measured>();
   try {
     for (let round = 1; round <= ROUNDS; round += 1) {
       for (const server of servers) {
@@ -101,10 +104,10 @@ async function benchScheme(scheme: string): Promise<string[]> {
   const ours = best.get('leveldap')!;
   const theirs = best.get('slapd')!;
   return [row(scheme, 'slapd', theirs), row(scheme, 'leveldap', ours),
-    `| ${scheme} | **leveldap / slapd** | **${(ours.throughput / theirs.throughput).toFixed(2)}x** | | | | | |`];
+    `| ${scheme} | **leveldap / slapd** | **${(ours.throughput / theirs.throughput).toFixed(2)}x** | | | | | | |`];
 }
 
-const lines = ['| scheme | server | binds/s | p50 ms | p99 ms | p99.9 ms | errors | binds per CPU-second |', '|---|---|---:|---:|---:|---:|---:|---:|'];
+const lines = ['| scheme | server | binds/s | p50 ms | p99 ms | p99.9 ms | errors | binds per CPU-second | RSS MB |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'];
 for (const scheme of SCHEMES) lines.push(...(await benchScheme(scheme)));
 await writeFile(join(tmpdir(), 'leveldap-bench-binds.md'), `${lines.join('\n')}\n`);
 process.stdout.write(`\n${USERS} users, ${CONNECTIONS} connections, ${SECONDS} s per run, best of ${ROUNDS} alternating runs, Node ${process.version}\n\n${lines.join('\n')}\n`);

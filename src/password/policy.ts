@@ -1,10 +1,98 @@
-/** Which scheme new passwords are written with. */
-import type { PasswordScheme } from '../../schemes/scheme.js';
+/**
+ * The password policy: which scheme new passwords are written with (online and by import-ldif),
+ * which stored values are re-encoded after a successful bind, lockout after failed binds,
+ * quality of new passwords, and the verified-bind cache. Plain data with documented defaults
+ * (DEFAULT_POLICY), one table of settings (POLICY_SETTINGS) that the command line turns into
+ * flags and config-file keys, and the checks that need the scheme registry.
+ */
+import type { PasswordScheme, SchemeParams } from '../../schemes/scheme.js';
 import { SchemeError } from './errors.js';
-import type { SchemeRegistry } from './registry.js';
+import { parseStoredValue, type SchemeRegistry } from './registry.js';
 
 /** PBKDF2-SHA256 at 10,000 iterations: what OpenLDAP pw-pbkdf2 writes, readable by OpenLDAP and 389 DS. */
 export const DEFAULT_SCHEME = 'PBKDF2-SHA256';
+
+export interface PasswordPolicy {
+  /** Scheme of every password written online (add, modify, Password Modify) and of the admin's. */
+  readonly defaultScheme: string;
+  /** Iterations written by the default and import schemes when they take some; else the scheme's own default. */
+  readonly defaultIterations?: number;
+  /** Scheme import-ldif hashes plain values with; else the default scheme. */
+  readonly importScheme?: string;
+  /** A successful bind re-encodes a value stored in one of these with the default scheme. */
+  readonly deprecatedSchemes: readonly string[];
+  /** A successful bind re-encodes a value with fewer iterations than the default scheme writes. */
+  readonly upgradeIterations: boolean;
+  /** Failed binds within failureWindow that lock an account (0: no lockout). */
+  readonly maxFailures: number;
+  /** Seconds a failed bind counts for. */
+  readonly failureWindow: number;
+  /** Seconds an account stays locked (0: until the admin unlocks it). */
+  readonly lockoutDuration: number;
+  /** Characters a new plain-text password needs at least. */
+  readonly minPasswordLength: number;
+  /** Seconds a verified bind of a costly scheme is remembered (0: no cache). */
+  readonly bindCacheTtl: number;
+  /** Verified binds remembered at most. */
+  readonly bindCacheSize: number;
+}
+
+export const DEFAULT_POLICY: PasswordPolicy = {
+  defaultScheme: DEFAULT_SCHEME,
+  deprecatedSchemes: [],
+  upgradeIterations: false,
+  maxFailures: 0,
+  failureWindow: 300,
+  lockoutDuration: 300,
+  minPasswordLength: 8,
+  bindCacheTtl: 0,
+  bindCacheSize: 10_000,
+};
+
+type SettingKind = 'scheme' | 'schemes' | 'boolean' | { readonly min: number; readonly max: number };
+
+export interface PolicySetting {
+  /** The config-file key; the flag is the same name in kebab case (maxFailures: --max-failures). */
+  readonly key: keyof PasswordPolicy;
+  readonly kind: SettingKind;
+  readonly describe: string;
+  /** In the config file only: serve does not use it (import-ldif's own flag is --scheme). */
+  readonly fileOnly?: boolean;
+}
+
+const DAY = 86_400;
+
+export const POLICY_SETTINGS: readonly PolicySetting[] = [
+  { key: 'defaultScheme', kind: 'scheme', describe: 'scheme new passwords are hashed with' },
+  { key: 'defaultIterations', kind: { min: 1, max: 100_000_000 }, describe: 'iterations written by the default and import schemes (if they take iterations)' },
+  { key: 'importScheme', kind: 'scheme', describe: 'scheme import-ldif hashes plain values with (default: the default scheme)', fileOnly: true },
+  { key: 'deprecatedSchemes', kind: 'schemes', describe: 're-encode values in these schemes (comma-separated) with the default scheme after a successful bind' },
+  { key: 'upgradeIterations', kind: 'boolean', describe: 're-encode values with fewer iterations than the default scheme writes after a successful bind' },
+  { key: 'maxFailures', kind: { min: 0, max: 1000 }, describe: 'failed binds within --failure-window that lock an account (0: no lockout)' },
+  { key: 'failureWindow', kind: { min: 1, max: 365 * DAY }, describe: 'seconds a failed bind counts for' },
+  { key: 'lockoutDuration', kind: { min: 0, max: 365 * DAY }, describe: 'seconds an account stays locked (0: until the admin unlocks it)' },
+  { key: 'minPasswordLength', kind: { min: 0, max: 1024 }, describe: 'characters a new plain-text password needs at least' },
+  { key: 'bindCacheTtl', kind: { min: 0, max: DAY }, describe: 'seconds a verified bind of a costly scheme is remembered (0: no cache)' },
+  { key: 'bindCacheSize', kind: { min: 1, max: 10_000_000 }, describe: 'verified binds remembered at most' },
+];
+
+/** The flag of a setting: maxFailures -> max-failures. */
+export function flagOf(key: string): string {
+  return key.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`);
+}
+
+/** What is wrong with a value for a setting (as read from JSON or a flag), or undefined. */
+export function settingProblem(setting: PolicySetting, value: unknown): string | undefined {
+  const { kind } = setting;
+  if (kind === 'boolean') return typeof value === 'boolean' ? undefined : 'must be true or false';
+  if (kind === 'scheme') return typeof value === 'string' && value !== '' ? undefined : 'must be a scheme name';
+  if (kind === 'schemes') {
+    const names = Array.isArray(value) && value.every((name) => typeof name === 'string' && name !== '');
+    return names ? undefined : 'must be a list of scheme names';
+  }
+  const whole = typeof value === 'number' && Number.isInteger(value) && value >= kind.min && value <= kind.max;
+  return whole ? undefined : `must be a whole number from ${kind.min} to ${kind.max}`;
+}
 
 const CLEAR_NAMES = new Set(['CLEAR', 'CLEARTEXT']);
 
@@ -25,4 +113,61 @@ export function resolveDefaultScheme(
     throw new SchemeError('refusing CLEAR as the default scheme: passwords would be stored in clear (use --allow-clear-default to insist)');
   }
   return scheme;
+}
+
+const takesIterations = (scheme: PasswordScheme): boolean => (scheme.params ?? []).some((spec) => spec.name === 'iterations');
+
+/** Parameters to encode with `scheme` under the policy: defaultIterations when the scheme takes iterations. */
+export function policyParams(registry: SchemeRegistry, scheme: string, policy: PasswordPolicy): SchemeParams {
+  const iterations = policy.defaultIterations;
+  return iterations !== undefined && takesIterations(registry.require(scheme)) ? { iterations } : {};
+}
+
+function requireScheme(registry: SchemeRegistry, name: string, setting: string): PasswordScheme {
+  try {
+    return registry.require(name);
+  } catch (error) {
+    throw new SchemeError(`${setting}: ${(error as Error).message}`);
+  }
+}
+
+/**
+ * Checks the policy's scheme names and numbers against the registry (SchemeError for what
+ * cannot work): the schemes exist, the iterations fit the default scheme, and the default
+ * scheme is not deprecated (every bind would re-encode).
+ */
+export function checkPolicy(registry: SchemeRegistry, policy: PasswordPolicy): void {
+  const defaultScheme = registry.require(policy.defaultScheme);
+  if (policy.importScheme !== undefined) requireScheme(registry, policy.importScheme, 'importScheme');
+  if (policy.defaultIterations !== undefined) {
+    if (!takesIterations(defaultScheme)) throw new SchemeError(`defaultIterations: {${defaultScheme.names[0]}} takes no iterations`);
+    registry.validateParams(policy.defaultScheme, { iterations: policy.defaultIterations });
+  }
+  for (const name of policy.deprecatedSchemes) {
+    if (requireScheme(registry, name, 'deprecatedSchemes') === defaultScheme) throw new SchemeError(`the default scheme {${defaultScheme.names[0]}} cannot also be deprecated`);
+  }
+}
+
+/** What the policy re-encodes after a successful bind, resolved once. */
+export interface RehashRule {
+  readonly deprecated: ReadonlySet<PasswordScheme>;
+  /** Values recording fewer iterations are re-encoded (undefined: no iteration upgrade). */
+  readonly minIterations?: number;
+}
+
+export function rehashRule(registry: SchemeRegistry, policy: PasswordPolicy): RehashRule {
+  const deprecated = new Set(policy.deprecatedSchemes.map((name) => registry.require(name)));
+  const scheme = registry.require(policy.defaultScheme);
+  const written = policy.defaultIterations ?? scheme.params?.find((spec) => spec.name === 'iterations')?.default;
+  return policy.upgradeIterations && written !== undefined ? { deprecated, minIterations: written } : { deprecated };
+}
+
+/** Why a stored value should be re-encoded with the default scheme, or undefined. */
+export function rehashReason(registry: SchemeRegistry, rule: RehashRule, stored: string): string | undefined {
+  const { name } = parseStoredValue(stored);
+  const scheme = registry.find(name);
+  if (scheme !== undefined && rule.deprecated.has(scheme)) return `deprecated scheme {${name}}`;
+  if (rule.minIterations === undefined) return undefined;
+  const iterations = registry.iterationsOf(stored);
+  return iterations !== undefined && iterations < rule.minIterations ? `${iterations} iterations, fewer than ${rule.minIterations}` : undefined;
 }

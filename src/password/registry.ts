@@ -141,6 +141,16 @@ export class SchemeRegistry {
     }
   }
 
+  /** The iteration count a stored value records (PBKDF2 family, plugins with a cost), else undefined. Never throws. */
+  iterationsOf(stored: string): number | undefined {
+    const { name, value } = parseStoredValue(stored);
+    try {
+      return this.byName.get(name)?.scheme.cost?.(value, { name }).iterations;
+    } catch {
+      return undefined;
+    }
+  }
+
   /** Compare a password with a stored value. Never throws. */
   async verify(password: Uint8Array, stored: string): Promise<VerifyResult> {
     const { name, value } = parseStoredValue(stored);

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { SchemeRegistry } from '../password/index.js';
 import type { DirectoryStore } from '../store/index.js';
 import type { ServerConfig } from './config.js';
+import type { PolicyRuntime } from './password-policy.js';
 import type { Control, Result } from './protocol/types.js';
 import type { OperationSignal, Session } from './session.js';
 
@@ -16,6 +17,8 @@ export interface ServerContext {
   readonly dummyHash: string;
   /** The scheme written passwords are hashed with (--default-scheme). */
   readonly defaultScheme: string;
+  /** The password policy (serve's flags and --config) and its state: lockout, bind cache, re-encoding. */
+  readonly policy: PolicyRuntime;
   readonly log: Logger;
   readonly vendorVersion: string;
 }

@@ -1,12 +1,15 @@
 /**
- * userPassword on the way in (add, modify, password modify): a plain password is hashed with the
- * default scheme (--default-scheme); a value already in a registered {SCHEME} is kept, from the
- * admin only (anyone else: constraintViolation, so that nobody but the admin can plant a weak
- * or copied hash); an unknown {SCHEME}, an empty value or a hash this server could not verify
- * (e.g. above --max-iterations) is refused. A non-admin sets one value per operation, so one
- * request cannot queue thousands of costly hashes.
+ * userPassword on the way in (add, modify, password modify): a plain password must meet the
+ * policy's quality rules (at least --min-password-length characters; not the password the entry
+ * has now, checked under the entry's lock by refuseCurrentPassword) and is hashed with the
+ * default scheme (--default-scheme, --default-iterations); a value already in a registered
+ * {SCHEME} is kept, from the admin only (anyone else: constraintViolation, so that nobody but the
+ * admin can plant a weak or copied hash), and skips the quality rules (a hash cannot be
+ * inspected); an unknown {SCHEME}, an empty value or a hash this server could not verify (e.g.
+ * above --max-iterations) is refused. A non-admin sets one value per operation, so one request
+ * cannot queue thousands of costly hashes.
  */
-import { DirectoryError, typeKey } from '../store/index.js';
+import { DirectoryError, typeKey, values, type Entry } from '../store/index.js';
 import type { ServerContext } from './context.js';
 import type { Identity } from './access.js';
 
@@ -18,7 +21,10 @@ async function storedForm(value: Buffer, writer: Identity, server: ServerContext
   if (value.byteLength === 0) throw refuse('an empty password cannot be set');
   const text = value.toString('utf8');
   const found = server.registry.classify(text);
-  if (found.kind === 'plain') return Buffer.from(await server.registry.encode(server.defaultScheme, value), 'utf8');
+  if (found.kind === 'plain') {
+    checkLength(text, server.policy.settings.minPasswordLength);
+    return Buffer.from(await server.registry.encode(server.defaultScheme, value, server.policy.defaultParams), 'utf8');
+  }
   if (found.kind === 'unknown') throw refuse(`unknown password scheme {${found.name}}`);
   if (!writer.isAdmin) {
     throw refuse(`a value already hashed ({${found.scheme.names[0]}}) is accepted from the admin only; send the password in plain text`);
@@ -26,6 +32,32 @@ async function storedForm(value: Buffer, writer: Identity, server: ServerContext
   const problem = server.registry.unverifiable(text);
   if (problem) throw refuse(problem);
   return value;
+}
+
+/** Quality: a new plain-text password has at least `min` characters (Unicode code points). */
+function checkLength(text: string, min: number): void {
+  const length = [...text].length;
+  if (length < min) throw refuse(`the new password is too short: ${length} characters, the password policy asks for at least ${min}`);
+}
+
+/** The plain-text passwords among userPassword values a client writes (a hashed value cannot be inspected). */
+export function plainPasswords(written: readonly Buffer[], server: ServerContext): Buffer[] {
+  return written.filter((value) => value.byteLength > 0 && server.registry.classify(value.toString('utf8')).kind === 'plain');
+}
+
+/** Does the password match one of the entry's userPassword values? */
+export async function matchesCurrent(entry: Entry, password: Buffer, server: ServerContext): Promise<boolean> {
+  for (const stored of values(entry, 'userPassword')) {
+    if ((await server.registry.verify(password, stored.toString('utf8'))).status === 'match') return true;
+  }
+  return false;
+}
+
+/** Quality: refuses (19) a new password equal to one the entry has now. Call it under the entry's lock (a write's check). */
+export async function refuseCurrentPassword(entry: Entry, plain: readonly Buffer[], server: ServerContext): Promise<void> {
+  for (const password of plain) {
+    if (await matchesCurrent(entry, password, server)) throw refuse('the new password is the same as the current one; choose another');
+  }
 }
 
 /** The values to store for userPassword values a client writes (in the same order). */

@@ -3,10 +3,11 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import { normalizeDn, DirectoryStore } from '../store/index.js';
-import { resolveDefaultScheme, type SchemeRegistry } from '../password/index.js';
+import { checkPolicy, resolveDefaultScheme, DEFAULT_POLICY, type PasswordPolicy, type SchemeRegistry } from '../password/index.js';
 import { loadAdminPassword } from './admin.js';
 import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
+import { createPolicyRuntime } from './password-policy.js';
 import { listen, type RunningServer } from './server.js';
 
 export interface StartOptions {
@@ -15,6 +16,8 @@ export interface StartOptions {
   readonly registry: SchemeRegistry;
   readonly defaultScheme: string;
   readonly allowClearDefault: boolean;
+  /** The rest of the password policy (DEFAULT_POLICY's values where missing); its scheme is defaultScheme above. */
+  readonly policy?: Partial<PasswordPolicy>;
   /** From --admin-password-file or LEVELDAP_ADMIN_PASSWORD; undefined to keep or generate one. */
   readonly adminPassword?: Buffer;
   readonly logLevel: string;
@@ -42,20 +45,26 @@ export function createLogger(level: string, destination: number | NodeJS.Writabl
 
 export async function startServer(options: StartOptions): Promise<Started> {
   const scheme = resolveDefaultScheme(options.registry, options.defaultScheme, options.allowClearDefault).names[0]!;
+  const settings: PasswordPolicy = { ...DEFAULT_POLICY, ...options.policy, defaultScheme: scheme };
+  checkPolicy(options.registry, settings);
   const log = createLogger(options.logLevel, options.logDestination);
   const store = await DirectoryStore.open(options.dataDir);
   try {
     const admin = await loadAdminPassword(store, options.registry, scheme, options.adminPassword);
+    const policy = createPolicyRuntime(settings, options.registry, store, log);
     const context: ServerContext = {
       store, registry: options.registry, config: options.config, log, vendorVersion: packageVersion(),
       admin: { normalizedDn: normalizeDn(options.config.adminDn), stored: admin.stored },
-      dummyHash: await options.registry.encode(scheme, randomBytes(16)),
+      dummyHash: await options.registry.encode(scheme, randomBytes(16), policy.defaultParams),
       defaultScheme: scheme,
+      policy,
     };
+    log.info({ policy: settings }, 'password policy');
     const server = await listen(context);
     log.info({ host: server.host, port: server.port, ldapsPort: server.ldapsPort, data: options.dataDir, scheme }, 'leveldap is listening');
     const stop = async (): Promise<void> => {
       await server.stop();
+      await policy.background.drain();
       await store.close();
       log.info('stopped');
       log.flush();

@@ -7,5 +7,5 @@ export { normalizeValue } from './matching.js';
 export { attributeType, attributeKey, typeKey, type AttributeType } from './schema.js';
 export { DEFAULT_INDEXES } from './indexes.js';
 export { generalizedTime } from './operational.js';
-export { addEntry, modifyEntry, deleteEntry, renameEntry, type WriteOptions, type AddEntryOptions, type ModifyOptions, type Rename } from './writes.js';
+export { addEntry, modifyEntry, updateEntry, deleteEntry, renameEntry, type WriteOptions, type AddEntryOptions, type ModifyOptions, type Rename } from './writes.js';
 export type { Modification } from './modification.js';

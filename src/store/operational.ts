@@ -3,9 +3,10 @@ import { randomUUID } from 'node:crypto';
 import type { Attribute, Entry } from './entry.js';
 import { typeKey } from './schema.js';
 
-/** GeneralizedTime as OpenLDAP writes it: YYYYMMDDHHMMSSZ in UTC. */
-export function generalizedTime(date: Date = new Date()): string {
-  return date.toISOString().replace(/[-:T]/g, '').replace(/\.\d+Z$/, 'Z');
+/** GeneralizedTime as OpenLDAP writes it: YYYYMMDDHHMMSSZ in UTC, or YYYYMMDDHHMMSS.mmmZ with milliseconds. */
+export function generalizedTime(date: Date = new Date(), milliseconds = false): string {
+  const text = date.toISOString().replace(/[-:T]/g, '');
+  return milliseconds ? text : text.replace(/\.\d+Z$/, 'Z');
 }
 
 /** The current second's GeneralizedTime, formatted once per second. */

@@ -14,6 +14,8 @@ export interface AttributeType {
   readonly equality: Equality;
   /** Maintained by the server; returned for '+' rather than '*'. */
   readonly operational: boolean;
+  /** Operational, yet the admin may write it (ppolicy's pwdAccountLockedTime and pwdFailureTime). */
+  readonly adminWritable?: boolean;
   /** The name lower-cased: how indexes and lookups refer to the type. */
   readonly key: string;
 }
@@ -23,6 +25,7 @@ interface Definition {
   readonly oid?: string;
   readonly equality?: Equality;
   readonly operational?: boolean;
+  readonly adminWritable?: boolean;
 }
 
 const DEFINITIONS: readonly Definition[] = [
@@ -84,6 +87,8 @@ const DEFINITIONS: readonly Definition[] = [
   { names: ['entryDN'], oid: '1.3.6.1.1.20', equality: 'dn', operational: true },
   { names: ['contextCSN'], oid: '1.3.6.1.4.1.4203.666.1.25', equality: 'caseExact', operational: true },
   { names: ['pwdChangedTime'], oid: '1.3.6.1.4.1.42.2.27.8.1.16', equality: 'generalizedTime', operational: true },
+  { names: ['pwdAccountLockedTime'], oid: '1.3.6.1.4.1.42.2.27.8.1.17', equality: 'generalizedTime', operational: true, adminWritable: true },
+  { names: ['pwdFailureTime'], oid: '1.3.6.1.4.1.42.2.27.8.1.19', equality: 'generalizedTime', operational: true, adminWritable: true },
 ];
 
 const BY_NAME = new Map<string, AttributeType>();
@@ -93,6 +98,7 @@ for (const definition of DEFINITIONS) {
     key: definition.names[0]!.toLowerCase(),
     equality: definition.equality ?? 'caseIgnore',
     operational: definition.operational ?? false,
+    ...(definition.adminWritable && { adminWritable: true }),
   };
   for (const name of definition.names) BY_NAME.set(name.toLowerCase(), type);
   if (definition.oid) BY_NAME.set(definition.oid, type);

@@ -54,10 +54,13 @@ export function checkModifiedEntry(entry: Entry, dn: Dn): void {
 /**
  * An attribute a client may write: a well-formed description (else undefinedAttributeType) and
  * not one the server maintains (entryUUID, timestamps, ...: constraintViolation, as OpenLDAP).
+ * The lockout records (pwdAccountLockedTime, pwdFailureTime) are operational but writable, so
+ * that the admin can unlock an account (access control keeps everyone else out).
  */
 export function checkWritableAttribute(name: string): void {
   if (!validDescription(name)) throw new DirectoryError('undefinedAttributeType', `${name.slice(0, 100)}: attribute description invalid`);
-  if (attributeType(name).operational) throw new DirectoryError('constraintViolation', `${name}: no user modification allowed`);
+  const type = attributeType(name);
+  if (type.operational && !type.adminWritable) throw new DirectoryError('constraintViolation', `${name}: no user modification allowed`);
 }
 
 /**

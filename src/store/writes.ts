@@ -76,12 +76,41 @@ export async function modifyEntry(store: DirectoryStore, dn: Dn, modifications: 
   return store.locks.run([key], async () => {
     const before = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
     await options.check?.(before);
-    const changed = applyModifications(before, modifications);
-    checkModifiedEntry(changed, parseDn(before.dn));
-    const after = withModificationAttributes(changed, options.actor);
-    await store.write([put(entryKey(key), encodeEntry(after)), ...indexChanges(store, key, before, key, after)], options.sync ?? true);
+    const after = withModificationAttributes(modified(before, modifications), options.actor);
+    await rewrite(store, key, before, after, options.sync ?? true);
     return after;
   });
+}
+
+/**
+ * A change the server makes on its own (a lockout record, a password re-encoded after a bind):
+ * under the entry's lock, `change` sees the stored entry and returns the modifications to make,
+ * or undefined to leave it. modifiersName and modifyTimestamp stay: no client changed the entry.
+ * Resolves whether it wrote (false also when the entry is gone).
+ */
+export async function updateEntry(
+  store: DirectoryStore, dn: Dn, change: (entry: Entry) => readonly Modification[] | undefined, options: { readonly sync?: boolean } = {},
+): Promise<boolean> {
+  const [key] = keysOf(dn);
+  return store.locks.run([key], async () => {
+    const before = await store.getByKey(key);
+    const modifications = before && change(before);
+    if (!before || !modifications) return false;
+    await rewrite(store, key, before, modified(before, modifications), options.sync ?? true);
+    return true;
+  });
+}
+
+/** The entry after the modifications, checked (objectClass and RDN values kept). */
+function modified(before: Entry, modifications: readonly Modification[]): Entry {
+  const changed = applyModifications(before, modifications);
+  checkModifiedEntry(changed, parseDn(before.dn));
+  return changed;
+}
+
+/** Stores an entry in place of its old version, index keys updated, in one batch. */
+async function rewrite(store: DirectoryStore, key: string, before: Entry, after: Entry, sync: boolean): Promise<void> {
+  await store.write([put(entryKey(key), encodeEntry(after)), ...indexChanges(store, key, before, key, after)], sync);
 }
 
 /** Deletes a leaf entry (a parent: notAllowedOnNonLeaf). */

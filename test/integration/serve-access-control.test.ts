@@ -83,7 +83,7 @@ describe('leveldap serve: access control', { skip }, () => {
     assert.equal(write.code === 0, written.includes(description), `${row.requester}: the exit code tells whether it was written`);
     if (write.code !== 0) assert.equal(write.code, 50, write.stderr);
 
-    const newPassword = `new-${row.target}`;
+    const newPassword = `new-password-${row.target}`; // 8 characters at least: the password policy's default minimum
     const passwordWrite = await modifyAs(as, target, 'replace: userPassword', `userPassword: ${newPassword}`);
     const newWorks = (await tool('ldapwhoami', [], user(row.target, newPassword))).code === 0;
     const oldWorks = (await tool('ldapwhoami', [], user(row.target))).code === 0;

@@ -4,16 +4,17 @@ import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Argv, CommandModule } from 'yargs';
 import { importLdif, type ImportProblem } from '../../ldif/index.js';
-import { DEFAULT_SCHEME, resolveDefaultScheme } from '../../password/index.js';
+import { checkPolicy, policyParams, resolveDefaultScheme } from '../../password/index.js';
 import { DirectoryStore } from '../../store/index.js';
 import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../data-options.js';
 import { CliError } from '../errors.js';
+import { policyFromOptions, withPolicyFileOption, type PolicyFileOption } from '../policy-options.js';
 import { createProgress, type Progress } from '../progress.js';
 import { registryFromOptions, schemeParams, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
 
-interface ImportArgs extends SchemeOptions, DataOptions {
+interface ImportArgs extends SchemeOptions, DataOptions, PolicyFileOption {
   file: string;
-  scheme: string;
+  scheme?: string;
   iterations?: number;
   'continue-on-error': boolean;
   'allow-clear': boolean;
@@ -22,10 +23,10 @@ interface ImportArgs extends SchemeOptions, DataOptions {
 }
 
 function builder(yargs: Argv): Argv<ImportArgs> {
-  return withDataOption(withSchemeOptions(yargs))
+  return withPolicyFileOption(withDataOption(withSchemeOptions(yargs)))
     .positional('file', { type: 'string', demandOption: true, describe: 'LDIF file, or - for standard input' })
-    .option('scheme', { type: 'string', default: DEFAULT_SCHEME, requiresArg: true, describe: 'hash plain-text userPassword values with this scheme' })
-    .option('iterations', { type: 'number', requiresArg: true, describe: 'iterations for the import scheme' })
+    .option('scheme', { type: 'string', requiresArg: true, describe: 'hash plain-text userPassword values with this scheme (default: the policy\'s import scheme, PBKDF2-SHA256)' })
+    .option('iterations', { type: 'number', requiresArg: true, describe: 'iterations for the import scheme (default: the policy\'s defaultIterations, else the scheme\'s)' })
     .option('continue-on-error', { type: 'boolean', default: false, describe: 'skip entries that cannot be imported, count them, exit 1' })
     .option('allow-clear', { type: 'boolean', default: false, describe: 'allow --scheme CLEAR (passwords stored in clear)' })
     .option('admin-dn', { type: 'string', default: DEFAULT_ADMIN_DN, describe: 'creatorsName of imported entries that lack one' })
@@ -65,8 +66,10 @@ function report(imported: number, skipped: number, started: number): string {
 
 async function handler(args: ImportArgs): Promise<void> {
   const registry = await registryFromOptions(args);
-  const scheme = resolveDefaultScheme(registry, args.scheme, args['allow-clear']).names[0]!;
-  const params = schemeParams({ iterations: args.iterations });
+  const policy = await policyFromOptions({ config: args.config });
+  checkPolicy(registry, policy);
+  const scheme = resolveDefaultScheme(registry, args.scheme ?? policy.importScheme ?? policy.defaultScheme, args['allow-clear']).names[0]!;
+  const params = args.iterations === undefined ? policyParams(registry, scheme, policy) : schemeParams({ iterations: args.iterations });
   registry.validateParams(scheme, params);
   const progress: Progress = createProgress(await inputSize(args.file));
   const input = openInput(args.file);

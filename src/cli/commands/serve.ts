@@ -1,20 +1,19 @@
 /** `leveldap serve`: the LDAP server on a database directory. */
 import type { Argv, CommandModule } from 'yargs';
-import { DEFAULT_SCHEME } from '../../password/index.js';
 import { DEFAULT_LIMITS, startServer } from '../../server/index.js';
 import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../data-options.js';
 import { CliError } from '../errors.js';
 import { readPassword } from '../password-input.js';
+import { policyFromOptions, withPolicyOptions, type PolicyOptions } from '../policy-options.js';
 import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
 import { tlsConfig, withTlsOptions, type TlsOptions } from '../tls-options.js';
 
-interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions {
+interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOptions {
   host: string;
   port: number;
   'base-dn': string;
   'admin-dn': string;
   'admin-password-file'?: string;
-  'default-scheme': string;
   'allow-clear-default': boolean;
   'anonymous-read': boolean;
   'size-limit': number;
@@ -25,13 +24,12 @@ interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions {
 }
 
 function builder(yargs: Argv): Argv<ServeArgs> {
-  return withTlsOptions(withDataOption(withSchemeOptions(yargs)))
+  return withPolicyOptions(withTlsOptions(withDataOption(withSchemeOptions(yargs))))
     .option('host', { type: 'string', default: '127.0.0.1', requiresArg: true, describe: 'address to listen on' })
     .option('port', { type: 'number', default: 1389, requiresArg: true, describe: 'LDAP port (0: any free port)' })
     .option('base-dn', { type: 'string', default: 'dc=example,dc=com', requiresArg: true, describe: 'naming context announced in the root DSE' })
     .option('admin-dn', { type: 'string', default: DEFAULT_ADMIN_DN, requiresArg: true, describe: 'the administrator\'s bind DN' })
     .option('admin-password-file', { type: 'string', requiresArg: true, describe: 'file holding the admin password (else LEVELDAP_ADMIN_PASSWORD, else the stored one, else a generated one)' })
-    .option('default-scheme', { type: 'string', default: DEFAULT_SCHEME, requiresArg: true, describe: 'scheme new passwords are hashed with' })
     .option('allow-clear-default', { type: 'boolean', default: false, describe: 'allow CLEAR as --default-scheme' })
     .option('anonymous-read', { type: 'boolean', default: true, describe: 'let anonymous clients read entries (--no-anonymous-read: bind only)' })
     .option('size-limit', { type: 'number', default: DEFAULT_LIMITS.sizeLimit, describe: 'entries per search for non-admins (0: none)' })
@@ -52,8 +50,9 @@ async function adminPassword(args: ServeArgs): Promise<Buffer | undefined> {
 async function handler(args: ServeArgs): Promise<void> {
   const registry = await registryFromOptions(args);
   const tls = await tlsConfig(args);
+  const policy = await policyFromOptions(args);
   const started = await startServer({
-    dataDir: args.data, registry, defaultScheme: args['default-scheme'], allowClearDefault: args['allow-clear-default'],
+    dataDir: args.data, registry, defaultScheme: policy.defaultScheme, policy, allowClearDefault: args['allow-clear-default'],
     adminPassword: await adminPassword(args), logLevel: args['log-level'],
     config: {
       host: args.host, port: args.port, baseDn: args['base-dn'], adminDn: args['admin-dn'], anonymousRead: args['anonymous-read'],

@@ -1,10 +1,13 @@
 /**
  * Simple bind (RFC 4513): anonymous, the admin, or an entry's userPassword through the scheme
- * registry. An unknown DN and a wrong password both answer invalidCredentials, after a dummy
- * verification and no sooner than the slowest recent verification, so neither the answer nor its
- * timing tells whether an account exists.
+ * registry, under the password policy (../password-policy.ts). An unknown DN, a wrong password
+ * and a locked account all answer invalidCredentials, after a dummy verification for an unknown
+ * DN and no sooner than the slowest recent verification, so neither the answer nor its timing
+ * tells which. A wrong password counts toward lockout; the verified-bind cache may answer a
+ * repeat bind of a costly scheme; after a success, a stored value the policy wants re-encoded is
+ * re-encoded once the bind has answered.
  */
-import { normalizeDn, parseDn, ResultCode, type Dn } from '../../store/index.js';
+import { normalizeDn, parseDn, values, ResultCode, type Dn, type Entry } from '../../store/index.js';
 import type { OperationContext, Reply } from '../context.js';
 import type { Request } from '../protocol/types.js';
 
@@ -34,29 +37,47 @@ class FailureFloor {
 const MAX_FLOOR_MS = 2000;
 const failureFloor = new FailureFloor();
 
-async function verifyOne(context: OperationContext, password: Buffer, stored: string): Promise<boolean> {
+/**
+ * Does the password match this stored value? For a costly scheme (one that records iterations)
+ * the verified-bind cache answers when it saw this DN, password and value verify within its TTL.
+ */
+async function verifyOne(context: OperationContext, key: string, password: Buffer, stored: string): Promise<boolean> {
+  const { registry, policy, log } = context.server;
+  const cache = policy.bindCache;
+  const cacheable = cache.enabled && registry.iterationsOf(stored) !== undefined;
+  if (cacheable && cache.has(key, password, stored)) {
+    log.debug({ dn: key, cacheHits: cache.hits }, 'verified-bind cache hit');
+    return true;
+  }
   const started = performance.now();
-  const match = (await context.server.registry.verify(password, stored)).status === 'match';
+  const match = (await registry.verify(password, stored)).status === 'match';
   failureFloor.observe(performance.now() - started);
+  if (match && cacheable) cache.remember(key, password, stored);
   return match;
 }
 
-async function verifyAny(context: OperationContext, password: Buffer, stored: readonly string[]): Promise<boolean> {
+/** The stored value the password matches, or undefined (after a dummy verification when there is none). */
+async function matchingValue(context: OperationContext, key: string, password: Buffer, stored: readonly string[]): Promise<string | undefined> {
   if (stored.length === 0) {
-    await verifyOne(context, password, context.server.dummyHash);
-    return false;
+    await verifyOne(context, key, password, context.server.dummyHash);
+    return undefined;
   }
   for (const value of stored) {
-    if (await verifyOne(context, password, value)) return true;
+    if (await verifyOne(context, key, password, value)) return value;
   }
-  return false;
+  return undefined;
+}
+
+interface BindDn {
+  readonly dn: Dn;
+  readonly normalized: string;
 }
 
 /** Bind DNs that bound successfully, parsed and normalized: the same accounts bind again and again. */
-const boundNames = new Map<string, { readonly dn: Dn; readonly normalized: string }>();
+const boundNames = new Map<string, BindDn>();
 const CACHED_NAME_LIMIT = 512;
 
-function parseBindDn(name: string): { readonly dn: Dn; readonly normalized: string } {
+function parseBindDn(name: string): BindDn {
   const cached = boundNames.get(name);
   if (cached) return cached;
   const dn = parseDn(name);
@@ -64,17 +85,34 @@ function parseBindDn(name: string): { readonly dn: Dn; readonly normalized: stri
 }
 
 /** Remembers a DN that just bound (short ones only: the cache must not be a way to fill memory). */
-function remember(name: string, parsed: { readonly dn: Dn; readonly normalized: string }): void {
+function remember(name: string, parsed: BindDn): void {
   if (name.length > CACHED_NAME_LIMIT || boundNames.has(name)) return;
   if (boundNames.size >= 50_000) boundNames.clear();
   boundNames.set(name, parsed);
 }
 
-function storedPasswords(context: OperationContext, dn: Dn, normalized: string): { isAdmin: boolean; stored: string[] } {
-  const { admin, store } = context.server;
+interface Account {
+  readonly isAdmin: boolean;
+  readonly stored: readonly string[];
+  /** The whole entry, read only when lockout needs its records. */
+  readonly entry?: Entry;
+}
+
+const texts = (stored: readonly Buffer[]): string[] => stored.map((value) => value.toString('utf8'));
+
+function lookupAccount(context: OperationContext, dn: Dn, normalized: string): Account {
+  const { admin, store, policy } = context.server;
   if (normalized === admin.normalizedDn) return { isAdmin: true, stored: [admin.stored] };
-  const stored = store.valuesSync(dn, 'userPassword') ?? [];
-  return { isAdmin: false, stored: stored.map((value) => value.toString('utf8')) };
+  if (!policy.lockout.enabled) return { isAdmin: false, stored: texts(store.valuesSync(dn, 'userPassword') ?? []) };
+  const entry = store.getSync(dn);
+  return entry ? { isAdmin: false, stored: texts(values(entry, 'userPassword')), entry } : { isAdmin: false, stored: [] };
+}
+
+/** After a successful bind of an entry: lockout records reset, the stored value re-encoded if the policy says so. */
+function afterSuccess(context: OperationContext, parsed: BindDn, account: Account, password: Buffer, matched: string): void {
+  const { lockout, upgrades } = context.server.policy;
+  if (account.entry) lockout.succeeded(parsed.dn, parsed.normalized, account.entry);
+  upgrades.consider(parsed.dn, parsed.normalized, password, matched);
 }
 
 export async function bind(request: BindRequest, context: OperationContext): Promise<Reply> {
@@ -94,12 +132,21 @@ export async function bind(request: BindRequest, context: OperationContext): Pro
   }
   const started = performance.now();
   const parsed = parseBindDn(request.name);
-  const { isAdmin, stored } = storedPasswords(context, parsed.dn, parsed.normalized);
-  if (!(await verifyAny(context, password, stored))) {
+  const account = lookupAccount(context, parsed.dn, parsed.normalized);
+  const { lockout } = context.server.policy;
+  if (account.entry && lockout.isLocked(parsed.normalized, account.entry)) {
+    context.server.log.debug({ dn: parsed.normalized }, 'bind refused: the account is locked');
+    await failureFloor.wait(started);
+    return INVALID;
+  }
+  const matched = await matchingValue(context, parsed.normalized, password, account.stored);
+  if (matched === undefined) {
+    if (account.entry) await lockout.failed(parsed.dn, parsed.normalized);
     await failureFloor.wait(started);
     return INVALID;
   }
   remember(request.name, parsed);
-  session.bindAs(request.name, isAdmin, parsed.normalized);
+  session.bindAs(request.name, account.isAdmin, parsed.normalized);
+  if (!account.isAdmin) afterSuccess(context, parsed, account, password, matched);
   return { code: ResultCode.success };
 }

@@ -2,16 +2,17 @@
  * Password Modify (RFC 3062), as OpenLDAP answers ldappasswd: a user changes its own password,
  * the admin sets anyone's (access.ts), the old password is checked when given (a mismatch:
  * unwillingToPerform, OpenLDAP's answer), and when no new password is given one is generated and
- * returned in the response. The new password is hashed like any written userPassword
- * (password-values.ts) and replaces every value, with modifiersName/modifyTimestamp, in one write.
+ * returned in the response (long enough for --min-password-length). The new password meets the
+ * policy's quality rules and is hashed like any written userPassword (password-values.ts); it
+ * replaces every value, with modifiersName/modifyTimestamp, in one write.
  */
 import { randomBytes } from 'node:crypto';
-import { modifyEntry, normalizeDn, parseDn, values, DirectoryError, ResultCode, type Dn, type Entry } from '../../store/index.js';
+import { formatDn, modifyEntry, normalizeDn, parseDn, DirectoryError, ResultCode, type Dn, type Entry } from '../../store/index.js';
 import { decodePasswordModify, encodePasswordModifyResponse, type PasswordModifyRequest } from '../protocol/index.js';
 import type { Request } from '../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply, ServerContext } from '../context.js';
-import { passwordsToStore } from '../password-values.js';
+import { matchesCurrent, passwordsToStore, plainPasswords, refuseCurrentPassword } from '../password-values.js';
 
 type ExtendedRequest = Extract<Request, { kind: 'extended' }>;
 
@@ -26,10 +27,13 @@ function targetOf(fields: PasswordModifyRequest, context: OperationContext): Dn 
 }
 
 async function checkOldPassword(entry: Entry, oldPassword: Buffer, server: ServerContext): Promise<void> {
-  for (const stored of values(entry, 'userPassword')) {
-    if ((await server.registry.verify(oldPassword, stored.toString('utf8'))).status === 'match') return;
-  }
-  throw new DirectoryError('unwillingToPerform', 'unwilling to verify old password');
+  if (!(await matchesCurrent(entry, oldPassword, server))) throw new DirectoryError('unwillingToPerform', 'unwilling to verify old password');
+}
+
+/** A generated password (genPasswd): 16 characters of base64url (96 random bits), or the policy's minimum length if longer. */
+function generatePassword(minLength: number): Buffer {
+  const length = Math.max(16, minLength);
+  return Buffer.from(randomBytes(Math.ceil((length * 3) / 4)).toString('base64url').slice(0, length));
 }
 
 export async function passwordModify(request: ExtendedRequest, context: OperationContext): Promise<Reply> {
@@ -38,12 +42,18 @@ export async function passwordModify(request: ExtendedRequest, context: Operatio
   if (session.anonymous) throw new DirectoryError('insufficientAccessRights', 'only authenticated users may change passwords');
   const dn = targetOf(fields, context);
   requireAccess(session, server.config, normalizeDn(dn), 'writePassword');
-  const generated = fields.newPassword === undefined ? Buffer.from(randomBytes(12).toString('base64url')) : undefined;
-  const [stored] = await passwordsToStore([fields.newPassword ?? generated!], session, server);
+  // A missing entry answers noSuchObject (with matchedDN) before the new password is judged.
+  await server.store.require(dn, `entry ${formatDn(dn)} does not exist`);
+  const generated = fields.newPassword === undefined ? generatePassword(server.policy.settings.minPasswordLength) : undefined;
+  const newPassword = fields.newPassword ?? generated!;
+  const [stored] = await passwordsToStore([newPassword], session, server);
   const { oldPassword } = fields;
   await modifyEntry(server.store, dn, [{ op: 'replace', attribute: 'userPassword', values: [stored!] }], {
     actor: session.dn,
-    check: oldPassword === undefined ? undefined : (entry) => checkOldPassword(entry, oldPassword, server),
+    check: async (entry) => {
+      if (oldPassword !== undefined) await checkOldPassword(entry, oldPassword, server);
+      await refuseCurrentPassword(entry, plainPasswords([newPassword], server), server);
+    },
   });
   if (generated === undefined) return { code: ResultCode.success };
   return { code: ResultCode.success, responseValue: encodePasswordModifyResponse(generated) };

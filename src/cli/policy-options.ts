@@ -1,0 +1,104 @@
+/**
+ * The password policy on the command line: one flag per setting of POLICY_SETTINGS
+ * (src/password/policy.ts) for `serve`, and `--config FILE`, a JSON object with the same
+ * settings under their camelCase keys, for `serve` and `import-ldif`. Flags override the file,
+ * the file overrides the defaults (DEFAULT_POLICY). An unknown key, a value of the wrong kind or
+ * out of range, an unreadable file or bad JSON is a usage error (CliError, exit status 2).
+ */
+import { readFile } from 'node:fs/promises';
+import type { Argv, Options } from 'yargs';
+import { DEFAULT_POLICY, POLICY_SETTINGS, flagOf, settingProblem, type PasswordPolicy, type PolicySetting } from '../password/index.js';
+import { CliError } from './errors.js';
+
+export interface PolicyFileOption {
+  config?: string;
+}
+
+/** The policy flags as yargs parses them (by flag name), and --config. */
+export type PolicyOptions = PolicyFileOption & Record<string, unknown>;
+
+const CONFIG_OPTION: Options = { type: 'string', requiresArg: true, describe: 'JSON file of password policy settings (flags override it)' };
+
+function defaultText(setting: PolicySetting): string {
+  const value = DEFAULT_POLICY[setting.key];
+  if (value === undefined) return '';
+  return Array.isArray(value) ? (value.length === 0 ? ' (default: none)' : ` (default: ${value.join(',')})`) : ` (default: ${String(value)})`;
+}
+
+function optionOf(setting: PolicySetting): Options {
+  const describe = `${setting.describe}${defaultText(setting)}`;
+  if (setting.kind === 'boolean') return { type: 'boolean', describe };
+  return { type: setting.kind === 'scheme' || setting.kind === 'schemes' ? 'string' : 'number', requiresArg: true, describe };
+}
+
+const FLAG_SETTINGS = POLICY_SETTINGS.filter((setting) => !setting.fileOnly);
+
+/** --config and every policy flag, without yargs defaults (so that "not given" is seen and the file can fill in). */
+export function withPolicyOptions<T>(yargs: Argv<T>): Argv<T & PolicyOptions> {
+  let result = yargs.option('config', CONFIG_OPTION);
+  for (const setting of FLAG_SETTINGS) result = result.option(flagOf(setting.key), optionOf(setting));
+  return result.group(['config', ...FLAG_SETTINGS.map((setting) => flagOf(setting.key))], 'Password policy:') as Argv<T & PolicyOptions>;
+}
+
+/** --config alone (import-ldif takes its import scheme and iterations from it). */
+export function withPolicyFileOption<T>(yargs: Argv<T>): Argv<T & PolicyFileOption> {
+  return yargs.option('config', CONFIG_OPTION) as Argv<T & PolicyFileOption>;
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+function unknownKey(file: string, key: string): CliError {
+  const meant = POLICY_SETTINGS.find((setting) => flagOf(setting.key) === key.toLowerCase() || setting.key.toLowerCase() === key.toLowerCase());
+  const hint = meant ? ` (did you mean "${meant.key}"?)` : '';
+  return new CliError(`--config ${file}: unknown setting "${key}"${hint}; known: ${POLICY_SETTINGS.map((setting) => setting.key).join(', ')}`);
+}
+
+async function readJson(file: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (error) {
+    throw new CliError(`cannot read --config file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new CliError(`--config ${file} is not valid JSON: ${(error as Error).message}`);
+  }
+}
+
+/** The settings a config file gives, checked. */
+export async function readPolicyFile(file: string): Promise<Partial<PasswordPolicy>> {
+  const data = await readJson(file);
+  if (!isObject(data)) throw new CliError(`--config ${file}: expected a JSON object of password policy settings`);
+  const settings: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(data)) {
+    const setting = POLICY_SETTINGS.find((candidate) => candidate.key === key);
+    if (!setting) throw unknownKey(file, key);
+    const problem = settingProblem(setting, value);
+    if (problem) throw new CliError(`--config ${file}: "${key}" ${problem}, not ${JSON.stringify(value)}`);
+    settings[key] = value;
+  }
+  return settings as Partial<PasswordPolicy>;
+}
+
+/** The settings given as flags, checked; a scheme list is comma-separated. */
+function flagSettings(options: PolicyOptions): Partial<PasswordPolicy> {
+  const settings: Record<string, unknown> = {};
+  for (const setting of FLAG_SETTINGS) {
+    const flag = flagOf(setting.key);
+    const given = options[flag];
+    if (given === undefined) continue;
+    const value = setting.kind === 'schemes' && typeof given === 'string' ? given.split(',').map((name) => name.trim()).filter((name) => name !== '') : given;
+    const problem = settingProblem(setting, value);
+    if (problem) throw new CliError(`--${flag} ${problem}${Number.isNaN(given) ? '' : `, not ${String(given)}`}`);
+    settings[setting.key] = value;
+  }
+  return settings as Partial<PasswordPolicy>;
+}
+
+/** The policy: defaults, then the --config file, then the flags. */
+export async function policyFromOptions(options: PolicyOptions): Promise<PasswordPolicy> {
+  const file = options.config === undefined ? {} : await readPolicyFile(options.config);
+  return { ...DEFAULT_POLICY, ...file, ...flagSettings(options) };
+}

@@ -1,0 +1,41 @@
+/**
+ * The password policy at run time. Its settings come from serve's flags and --config
+ * (src/password/policy.ts has them with their defaults); here are the parts that keep state:
+ * lockout (lockout.ts), the verified-bind cache (src/password/bind-cache.ts), re-encoding after
+ * binds (password-upgrade.ts), and the background writes they make (background.ts). The bind
+ * handler asks it; quality of new passwords is checked where they are written (password-values.ts).
+ */
+import type { Logger } from 'pino';
+import { policyParams, rehashRule, VerifiedBindCache, type PasswordPolicy, type SchemeRegistry } from '../password/index.js';
+import type { SchemeParams } from '../../schemes/scheme.js';
+import type { DirectoryStore } from '../store/index.js';
+import { BackgroundTasks } from './background.js';
+import { Lockout } from './lockout.js';
+import { PasswordUpgrades } from './password-upgrade.js';
+
+export interface PolicyRuntime {
+  readonly settings: PasswordPolicy;
+  /** Parameters the default scheme writes with (defaultIterations). */
+  readonly defaultParams: SchemeParams;
+  readonly lockout: Lockout;
+  readonly bindCache: VerifiedBindCache;
+  readonly upgrades: PasswordUpgrades;
+  /** Writes made after answering; shutdown drains them before closing the database. */
+  readonly background: BackgroundTasks;
+}
+
+/** The runtime of a policy whose default scheme is resolved (its first name) and checked (checkPolicy). */
+export function createPolicyRuntime(settings: PasswordPolicy, registry: SchemeRegistry, store: DirectoryStore, log: Logger): PolicyRuntime {
+  const background = new BackgroundTasks(log);
+  const defaultParams = policyParams(registry, settings.defaultScheme, settings);
+  return {
+    settings,
+    defaultParams,
+    background,
+    lockout: new Lockout(settings, store, log, background),
+    bindCache: new VerifiedBindCache(settings.bindCacheTtl, settings.bindCacheSize),
+    upgrades: new PasswordUpgrades({
+      registry, store, log, background, rule: rehashRule(registry, settings), scheme: settings.defaultScheme, params: defaultParams,
+    }),
+  };
+}

@@ -68,12 +68,17 @@ async function startSlapd(ldif: Buffer): Promise<Server> {
 type Measured = LoadResult & { cpu: number; rssMb: number };
 
 async function measure(server: Server): Promise<Measured> {
-  const before = cpuSeconds(server.pid);
+  let cpuAtStart = 0;
+  let cpu = 0;
+  const onCounting = (counting: boolean) => {
+    if (counting) cpuAtStart = cpuSeconds(server.pid);
+    else cpu = cpuSeconds(server.pid) - cpuAtStart;
+  };
   const result = await runBindLoad({
     host: '127.0.0.1', port: server.port, users: USERS, password: Buffer.from('password'),
     dn: (n) => `uid=user.${n},ou=People,${SUFFIX}`,
-  }, { connections: CONNECTIONS, seconds: SECONDS, warmUpSeconds: 2 });
-  return { ...result, cpu: cpuSeconds(server.pid) - before, rssMb: residentBytes(server.pid) / 2 ** 20 };
+  }, { connections: CONNECTIONS, seconds: SECONDS, warmUpSeconds: 2, onCounting });
+  return { ...result, cpu, rssMb: residentBytes(server.pid) / 2 ** 20 };
 }
 
 function row(scheme: string, name: string, r: Measured): string {

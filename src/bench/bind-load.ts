@@ -21,6 +21,8 @@ export interface LoadOptions {
   readonly seconds: number;
   /** Binds before this many seconds are not counted. */
   readonly warmUpSeconds: number;
+  /** Called when counting starts and when it stops (e.g. to read a server's CPU time over exactly that window). */
+  readonly onCounting?: (counting: boolean) => void;
 }
 
 export interface LoadResult {
@@ -88,9 +90,11 @@ export async function runBindLoad(target: BindTarget, options: LoadOptions): Pro
   const done = Promise.all(sockets.map((socket) => drive(socket, target, tally)));
   await new Promise((resolve) => setTimeout(resolve, options.warmUpSeconds * 1000));
   tally.counting = true;
+  options.onCounting?.(true);
   const start = performance.now();
   await new Promise((resolve) => setTimeout(resolve, options.seconds * 1000));
   tally.counting = false;
+  options.onCounting?.(false);
   const seconds = (performance.now() - start) / 1000;
   tally.running = false;
   await done;

@@ -36,10 +36,37 @@ export const SEARCH_REFERENCE = 0x73;
 
 export const START_TLS_OID = '1.3.6.1.4.1.1466.20037';
 
-/** LDAPMessage { messageID, [APPLICATION 0] BindRequest { version 3, name, [0] simple } }. */
+const lengthSize = (length: number): number => (length < 0x80 ? 1 : 1 + Math.ceil(Math.log2(length + 1) / 8));
+
+/** Writes a BER length at `offset`; returns the offset after it. */
+function writeLength(buffer: Buffer, offset: number, length: number): number {
+  if (length < 0x80) return buffer.writeUInt8(length, offset);
+  const size = lengthSize(length) - 1;
+  buffer.writeUInt8(0x80 | size, offset);
+  buffer.writeUIntBE(length, offset + 1, size);
+  return offset + 1 + size;
+}
+
+/**
+ * LDAPMessage { messageID, [APPLICATION 0] BindRequest { version 3, name, [0] simple } }, written
+ * straight into one buffer: the load clients send one per bind.
+ */
 export function encodeSimpleBind(messageId: number, dn: string, password: Buffer): Buffer {
-  const bind = tlv(0x60, Buffer.concat([integer(3), tlv(0x04, Buffer.from(dn, 'utf8')), tlv(0x80, password)]));
-  return tlv(0x30, Buffer.concat([integer(messageId), bind]));
+  const id = integer(messageId);
+  const dnLength = Buffer.byteLength(dn, 'utf8');
+  const bindLength = 3 + 1 + lengthSize(dnLength) + dnLength + 1 + lengthSize(password.byteLength) + password.byteLength;
+  const messageLength = id.byteLength + 1 + lengthSize(bindLength) + bindLength;
+  const buffer = Buffer.allocUnsafe(1 + lengthSize(messageLength) + messageLength);
+  let offset = writeLength(buffer, buffer.writeUInt8(0x30, 0), messageLength);
+  offset += id.copy(buffer, offset);
+  offset = writeLength(buffer, buffer.writeUInt8(0x60, offset), bindLength);
+  offset = buffer.writeUInt8(0x01, buffer.writeUInt8(0x02, offset));
+  offset = buffer.writeUInt8(0x03, offset);
+  offset = writeLength(buffer, buffer.writeUInt8(0x04, offset), dnLength);
+  offset += buffer.write(dn, offset, 'utf8');
+  offset = writeLength(buffer, buffer.writeUInt8(0x80, offset), password.byteLength);
+  password.copy(buffer, offset);
+  return buffer;
 }
 
 export interface SearchSpec {

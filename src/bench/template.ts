@@ -25,17 +25,37 @@ export function argumentsUsed(template: string): number {
   return highest;
 }
 
+/**
+ * Splits the template once into literal text and argument positions, so that filling it in (once
+ * per bind) is string concatenation, not a regular-expression pass.
+ */
 export function compileTemplate(template: string): Template {
   argumentsUsed(template);
+  const literals: string[] = [];
+  const positions: number[] = [];
+  let literal = '';
+  let next = 0;
+  let last = 0;
+  for (const match of template.matchAll(PLACEHOLDER)) {
+    literal += template.slice(last, match.index);
+    last = match.index + match[0].length;
+    if (match[0] === '%%') {
+      literal += '%';
+      continue;
+    }
+    const position = match[1] ?? match[2];
+    positions.push(position ? Number(position) : (next += 1));
+    literals.push(literal);
+    literal = '';
+  }
+  const tail = literal + template.slice(last);
   return (args) => {
-    let next = 0;
-    return template.replace(PLACEHOLDER, (whole: string, javaPosition?: string, pingPosition?: string) => {
-      if (whole === '%%') return '%';
-      const position = javaPosition ?? pingPosition;
-      const index = position ? Number(position) : (next += 1);
-      const value = args[index - 1];
-      if (value === undefined) throw new TemplateError(`"${template}" needs argument ${index}; only ${args.length} given (-g)`);
-      return value;
-    });
+    let text = '';
+    for (let i = 0; i < positions.length; i += 1) {
+      const value = args[positions[i]! - 1];
+      if (value === undefined) throw new TemplateError(`"${template}" needs argument ${positions[i]}; only ${args.length} given (-g)`);
+      text += literals[i]! + value;
+    }
+    return text + tail;
   };
 }

@@ -4,10 +4,19 @@ import filters from '@ldapjs/filter';
 import {
   SEARCH_DONE, SEARCH_ENTRY, START_TLS_OID, encodeSearch, encodeSimpleBind, encodeStartTls, readCode, readEntryDn, readMessage, readResult,
 } from '../../src/bench/bind-wire.js';
-import { decodeRequest, encodeBindResponse, encodeSearchDone, encodeSearchEntry } from '../../src/server/protocol/index.js';
+import { decodeRequest, decodeRequestFully, encodeBindResponse, encodeSearchDone, encodeSearchEntry } from '../../src/server/protocol/index.js';
 
 // The load clients' hand-written encodings, read back by the server's own decoder, and the
 // server's responses read by the clients' minimal readers.
+
+test('simple BindRequests with short and long lengths decode with the general decoder', () => {
+  const cases: [number, string, string][] = [[0, '', ''], [127, 'x'.repeat(127), 'y'], [128, 'x'.repeat(200), 'p'.repeat(300)], [70000, 'é'.repeat(40000), 'z'.repeat(70000)]];
+  for (const [messageId, name, password] of cases) {
+    const request = decodeRequestFully(encodeSimpleBind(messageId, name, Buffer.from(password)));
+    assert.ok(request.kind === 'bind' && request.authentication.method === 'simple');
+    assert.deepEqual([request.messageId, request.name, request.authentication.password.toString()], [messageId, name, password]);
+  }
+});
 
 test('a simple BindRequest decodes as the server sees it', () => {
   const request = decodeRequest(encodeSimpleBind(300, 'uid=é,dc=x', Buffer.from('pw')));

@@ -12,6 +12,8 @@ import { listen, type RunningServer } from './server.js';
 
 export interface StartOptions {
   readonly dataDir: string;
+  /** LevelDB block cache, MiB (the store's default when absent). */
+  readonly cacheMb?: number;
   readonly config: ServerConfig;
   readonly registry: SchemeRegistry;
   readonly defaultScheme: string;
@@ -48,7 +50,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
   const settings: PasswordPolicy = { ...DEFAULT_POLICY, ...options.policy, defaultScheme: scheme };
   checkPolicy(options.registry, settings);
   const log = createLogger(options.logLevel, options.logDestination);
-  const store = await DirectoryStore.open(options.dataDir);
+  const store = await DirectoryStore.open(options.dataDir, { cacheMb: options.cacheMb });
   try {
     const admin = await loadAdminPassword(store, options.registry, scheme, options.adminPassword);
     const policy = createPolicyRuntime(settings, options.registry, store, log);

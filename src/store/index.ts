@@ -1,4 +1,4 @@
-export { DirectoryStore, STORE_FORMAT, type Scope, type IndexHint, type OpenOptions, type AddOptions } from './store.js';
+export { DirectoryStore, STORE_FORMAT, DEFAULT_CACHE_MB, type Scope, type IndexHint, type OpenOptions, type AddOptions } from './store.js';
 export { BulkLoader } from './bulk.js';
 export { DirectoryError, StoreError, ResultCode, type ResultCodeName } from './errors.js';
 export { parseDn, formatDn, normalizeDn, normalizeRdn, escapeValue, type Dn, type Rdn, type Ava } from './dn.js';

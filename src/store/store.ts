@@ -34,7 +34,11 @@ export interface OpenOptions {
   readonly createIfMissing?: boolean;
   /** Attributes to index, for a new database (an existing one keeps its own). */
   readonly indexes?: readonly string[];
+  /** LevelDB's block cache in MiB (default 16; import uses more). Part of the server's resident memory. */
+  readonly cacheMb?: number;
 }
+
+export const DEFAULT_CACHE_MB = 16;
 
 export interface AddOptions {
   /** creatorsName/modifiersName. */
@@ -62,10 +66,10 @@ export type BatchOp = { type: 'put'; key: string; value: Buffer } | { type: 'del
 
 const EMPTY = Buffer.alloc(0);
 
-async function openLevel(dir: string, createIfMissing: boolean): Promise<Db> {
+async function openLevel(dir: string, createIfMissing: boolean, cacheMb: number): Promise<Db> {
   if (!createIfMissing && !existsSync(dir)) throw new StoreError(`there is no database at ${dir}`);
   const db = new Level<string, Buffer>(dir, {
-    keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing, writeBufferSize: 32 << 20, cacheSize: 64 << 20, maxFileSize: 8 << 20,
+    keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing, writeBufferSize: 32 << 20, cacheSize: cacheMb << 20, maxFileSize: 8 << 20,
   });
   try {
     await db.open();
@@ -99,7 +103,7 @@ export class DirectoryStore {
 
   /** Opens (or creates) the database in `dir`; refuses unknown formats and databases in use. */
   static async open(dir: string, options: OpenOptions = {}): Promise<DirectoryStore> {
-    const db = await openLevel(dir, options.createIfMissing ?? true);
+    const db = await openLevel(dir, options.createIfMissing ?? true, options.cacheMb ?? DEFAULT_CACHE_MB);
     try {
       const indexes = await DirectoryStore.checkFormat(db, dir, options.indexes ?? DEFAULT_INDEXES);
       return new DirectoryStore(db, new Set(indexes));

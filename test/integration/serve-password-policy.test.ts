@@ -356,7 +356,7 @@ describe('--config: usage errors, and import-ldif\'s import scheme', () => {
 
   const leveldap = (...args: string[]) => run(process.execPath, [leveldapBin, ...args]);
 
-  test('an unknown key, a bad value or a bad flag stops serve with exit status 2 before the database is touched', async () => {
+  test('an unknown key, a bad value or a bad flag (policy or --cache-mb) stops serve with exit status 2 before the database is touched', async () => {
     const config = join(dir, 'bad.json');
     const data = join(dir, 'never-created');
     await writeFile(config, '{"maxFailures": 5, "lockoutDurationSeconds": 60}');
@@ -373,6 +373,9 @@ describe('--config: usage errors, and import-ldif\'s import scheme', () => {
     const deprecatedDefault = await leveldap('serve', '--data', data, '--port', '0', '--deprecated-schemes', 'SSHA,pbkdf2-sha256');
     assert.equal(deprecatedDefault.code, 2);
     assert.match(deprecatedDefault.stderr, /cannot also be deprecated/);
+    const badCache = await leveldap('serve', '--data', data, '--port', '0', '--cache-mb', '0');
+    assert.equal(badCache.code, 2);
+    assert.match(badCache.stderr, /--cache-mb 0: a whole number of MiB, at least 1/);
     assert.equal(existsSync(data), false);
   });
 

@@ -1,6 +1,7 @@
 /** `leveldap serve`: the LDAP server on a database directory. */
 import type { Argv, CommandModule } from 'yargs';
 import { DEFAULT_LIMITS, startServer } from '../../server/index.js';
+import { DEFAULT_CACHE_MB } from '../../store/index.js';
 import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../data-options.js';
 import { CliError } from '../errors.js';
 import { readPassword } from '../password-input.js';
@@ -20,6 +21,7 @@ interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOption
   'time-limit': number;
   'idle-timeout': number;
   'max-connections': number;
+  'cache-mb': number;
   'log-level': string;
 }
 
@@ -36,6 +38,7 @@ function builder(yargs: Argv): Argv<ServeArgs> {
     .option('time-limit', { type: 'number', default: DEFAULT_LIMITS.timeLimit, describe: 'seconds per search for non-admins (0: none)' })
     .option('idle-timeout', { type: 'number', default: DEFAULT_LIMITS.idleTimeout, describe: 'close idle connections after this many seconds (0: never)' })
     .option('max-connections', { type: 'number', default: DEFAULT_LIMITS.maxConnections, describe: 'connections at once' })
+    .option('cache-mb', { type: 'number', default: DEFAULT_CACHE_MB, requiresArg: true, describe: 'LevelDB block cache in MiB (part of resident memory)' })
     .option('log-level', { type: 'string', default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], describe: 'log level (access log at info)' }) as Argv<ServeArgs>;
 }
 
@@ -48,11 +51,12 @@ async function adminPassword(args: ServeArgs): Promise<Buffer | undefined> {
 }
 
 async function handler(args: ServeArgs): Promise<void> {
+  if (!Number.isInteger(args['cache-mb']) || args['cache-mb'] < 1) throw new CliError(`--cache-mb ${args['cache-mb']}: a whole number of MiB, at least 1`);
   const registry = await registryFromOptions(args);
   const tls = await tlsConfig(args);
   const policy = await policyFromOptions(args);
   const started = await startServer({
-    dataDir: args.data, registry, defaultScheme: policy.defaultScheme, policy, allowClearDefault: args['allow-clear-default'],
+    dataDir: args.data, cacheMb: args['cache-mb'], registry, defaultScheme: policy.defaultScheme, policy, allowClearDefault: args['allow-clear-default'],
     adminPassword: await adminPassword(args), logLevel: args['log-level'],
     config: {
       host: args.host, port: args.port, baseDn: args['base-dn'], adminDn: args['admin-dn'], anonymousRead: args['anonymous-read'],

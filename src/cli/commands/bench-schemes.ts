@@ -9,8 +9,7 @@ import os from 'node:os';
 import cliProgress from 'cli-progress';
 import type { Argv, CommandModule } from 'yargs';
 import { benchScheme, benchmarkableSchemes, type SchemeTiming } from '../../bench/scheme-micro.js';
-import { parseCase, runSchemeBench, type SchemeCase } from '../../bench/scheme-bench.js';
-import { markdownTable, svgChart } from '../../bench/scheme-report.js';
+import type { SchemeCase } from '../../bench/scheme-bench.js';
 import { slapdAvailable } from '../../bench/slapd.js';
 import { formatMicros, formatRate } from '../../bench/timing.js';
 import { CliError } from '../errors.js';
@@ -58,8 +57,14 @@ async function micro(args: BenchArgs): Promise<void> {
   process.stdout.write('One operation at a time (one core); PBKDF2 runs in the libuv thread pool. Node ' + process.version + '\n');
 }
 
+/**
+ * The full run's modules (authrate's engine and its HDR histogram: some 15 MB of resident memory)
+ * load only when it runs, so that every other command, `serve` above all, does without them.
+ */
+const fullRun = async () => ({ ...(await import('../../bench/scheme-bench.js')), ...(await import('../../bench/scheme-report.js')) });
+
 /** The cases asked for, or the defaults plus every scheme the plugins added. */
-async function cases(args: BenchArgs): Promise<SchemeCase[]> {
+async function cases(args: BenchArgs, parseCase: (text: string) => SchemeCase): Promise<SchemeCase[]> {
   const registry = await registryFromOptions(args);
   const pluginSchemes = registry.list().filter((entry) => entry.origin !== 'built-in' && entry.scheme.encode).map((entry) => entry.scheme.names[0]!);
   const texts = args.scheme ?? [...DEFAULT_CASES, ...pluginSchemes];
@@ -94,7 +99,8 @@ function describeMachine(args: BenchArgs): string {
 
 async function full(args: BenchArgs): Promise<void> {
   if (args['compare-slapd'] && !slapdAvailable()) throw new CliError('--compare-slapd: slapd, slapadd or ldapwhoami is not installed');
-  const selected = await cases(args);
+  const { parseCase, runSchemeBench, markdownTable, svgChart } = await fullRun();
+  const selected = await cases(args, parseCase);
   const stagesPerCase = 3 + (args['compare-slapd'] ? 1 : 0);
   const progress = progressBar(selected.length * stagesPerCase);
   const results = await runSchemeBench({

@@ -42,7 +42,7 @@ Try:
   ldapsearch -x -H ldap://127.0.0.1:${PORT} -b dc=example,dc=com '(uid=user.42)'
   ldapwhoami -x -H ldap://127.0.0.1:${PORT} -D uid=user.42,ou=People,dc=example,dc=com -w password
   ldapsearch -x -H ldap://127.0.0.1:${PORT} -D 'cn=Directory Manager' -y data/admin-password -b dc=example,dc=com '(uid=user.42)' userPassword
-  npx authrate -h 127.0.0.1 -p ${PORT} -D 'uid=user.%d,ou=People,dc=example,dc=com' -w password -c 32 -f -g 'rand(0,${USERS})'   (authrate: not implemented yet)
+  npx authrate -h 127.0.0.1 -p ${PORT} -D 'uid=user.%d,ou=People,dc=example,dc=com' -w password -c 32 -f -g 'rand(0,${USERS})'
 `);
 
 const server = spawn(process.execPath, [bin, 'serve', '--data', data, '--port', String(PORT), '--admin-password-file', passwordFile],

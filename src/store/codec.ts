@@ -7,7 +7,7 @@
  */
 import type { Attribute, Entry } from './entry.js';
 import { StoreError } from './errors.js';
-import { typeKey } from './schema.js';
+import { namesOf } from './schema.js';
 
 const RECORD_FORMAT = 1;
 
@@ -67,6 +67,7 @@ class Reader {
     return slice;
   }
   text(length: number): string { return this.bytes(length).toString('utf8'); }
+
 }
 
 function readAttribute(reader: Reader): Attribute {
@@ -93,13 +94,41 @@ export function decodeEntry(buffer: Buffer): Entry {
   }
 }
 
+/** The names of a type as lower-case bytes, per description asked for (a handful: userPassword). */
+const patterns = new Map<string, readonly Buffer[]>();
+
+function namePatterns(description: string): readonly Buffer[] {
+  let found = patterns.get(description);
+  if (found === undefined) {
+    if (patterns.size >= 64) patterns.clear();
+    found = namesOf(description).map((name) => Buffer.from(name, 'latin1'));
+    patterns.set(description, found);
+  }
+  return found;
+}
+
+const SEMICOLON = 0x3b;
+
+/** Whether the stored name at [start, start + length) is one of the patterns, with or without options, in any case. */
+function nameMatches(buffer: Buffer, start: number, length: number, names: readonly Buffer[]): boolean {
+  if (start + length > buffer.byteLength) throw new RangeError('record truncated');
+  for (const name of names) {
+    if (length < name.length || (length > name.length && buffer[start + name.length] !== SEMICOLON)) continue;
+    let i = 0;
+    while (i < name.length && (buffer[start + i]! | (buffer[start + i]! >= 0x41 && buffer[start + i]! <= 0x5a ? 0x20 : 0)) === name[i]) i += 1;
+    if (i === name.length) return true;
+  }
+  return false;
+}
+
 /**
- * The values of one attribute type (any options, any alias) straight from a record, without
- * decoding the rest of the entry: the bind path needs only userPassword.
+ * The values of one attribute type (any options, any alias, any case) straight from a record,
+ * without decoding the rest of the entry: the bind path needs only userPassword. Names are
+ * compared as bytes, never decoded.
  */
 export function decodeValues(buffer: Buffer, description: string): Buffer[] {
   try {
-    const wanted = typeKey(description);
+    const wanted = namePatterns(description);
     const reader = new Reader(buffer);
     const format = reader.u8();
     if (format !== RECORD_FORMAT) throw new StoreError(`entry record format ${format} is not supported`);
@@ -107,7 +136,9 @@ export function decodeValues(buffer: Buffer, description: string): Buffer[] {
     reader.offset += dnLength;
     const found: Buffer[] = [];
     for (let count = reader.u16(); count > 0; count -= 1) {
-      const matches = typeKey(reader.text(reader.u16())) === wanted;
+      const nameLength = reader.u16();
+      const matches = nameMatches(buffer, reader.offset, nameLength, wanted);
+      reader.offset += nameLength;
       for (let values = reader.u32(); values > 0; values -= 1) {
         const length = reader.u32();
         if (matches) found.push(reader.bytes(length));

@@ -92,6 +92,8 @@ const DEFINITIONS: readonly Definition[] = [
 ];
 
 const BY_NAME = new Map<string, AttributeType>();
+/** Every way to name a known type, lower-cased: its names, its OID, 'oid.' and its OID. */
+const NAMES = new Map<AttributeType, readonly string[]>();
 for (const definition of DEFINITIONS) {
   const type: AttributeType = {
     name: definition.names[0]!,
@@ -102,6 +104,7 @@ for (const definition of DEFINITIONS) {
   };
   for (const name of definition.names) BY_NAME.set(name.toLowerCase(), type);
   if (definition.oid) BY_NAME.set(definition.oid, type);
+  NAMES.set(type, [...definition.names.map((name) => name.toLowerCase()), ...(definition.oid ? [definition.oid, `oid.${definition.oid}`] : [])]);
 }
 
 /** RFC 4512 2.5: a name or OID (or 'OID.'-prefixed OID), then options. */
@@ -153,6 +156,12 @@ export function attributeKey(description: string): string {
   const type = attributeType(description).name.toLowerCase();
   const options = description.split(';').slice(1).map((option) => option.toLowerCase()).sort();
   return remember(keyCache, description, options.length === 0 ? type : `${type};${options.join(';')}`);
+}
+
+/** Every lower-cased name a description's type can be written as (just its own for an unknown type). */
+export function namesOf(description: string): readonly string[] {
+  const type = attributeType(description);
+  return NAMES.get(type) ?? [type.key];
 }
 
 /** The canonical type name only, lower-cased: what indexes and `get` use. */

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeEntry, decodeValues, encodeEntry } from '../../src/store/codec.js';
-import { StoreError } from '../../src/store/index.js';
+import { StoreError, values } from '../../src/store/index.js';
 
 test('an entry record round-trips DN and values byte for byte', () => {
   const entry = {
@@ -34,10 +34,19 @@ test('decodeValues reads one attribute type from a record without decoding the r
       { name: 'userPassword', values: [Buffer.from('{SSHA}one'), Buffer.from('{SSHA}two')] },
       { name: 'mail', values: [Buffer.alloc(300, 0x61)] },
       { name: 'USERPASSWORD;x-opt', values: [Buffer.from('three')] },
+      { name: 'userPasswordX', values: [Buffer.from('not a userPassword')] },
+      { name: '2.5.4.35', values: [Buffer.from('by OID')] },
+      { name: 'OID.2.5.4.35', values: [Buffer.from('by OID.')] },
+      { name: 'userPasswor', values: [Buffer.from('shorter')] },
     ],
   };
   const record = encodeEntry(entry);
-  assert.deepEqual(decodeValues(record, 'userPassword').map(String), ['{SSHA}one', '{SSHA}two', 'three']);
+  assert.deepEqual(decodeValues(record, 'userPassword').map(String), ['{SSHA}one', '{SSHA}two', 'three', 'by OID', 'by OID.']);
+  assert.deepEqual(decodeValues(record, 'USERPASSWORD').map(String), decodeValues(record, '2.5.4.35').map(String), 'asked by any name');
+  assert.deepEqual(decodeValues(record, 'userPasswordX').map(String), ['not a userPassword'], 'an unknown type: its own name only');
+  for (const description of ['userPassword', 'cn', 'mail', 'userPasswordX', 'sn']) {
+    assert.deepEqual(decodeValues(record, description), values(decodeEntry(record), description), `same as decodeEntry + values: ${description}`);
+  }
   assert.deepEqual(decodeValues(record, 'commonName').map(String), ['A'], 'aliases match');
   assert.deepEqual(decodeValues(record, 'sn'), []);
   for (let cut = 1; cut < record.byteLength; cut += 7) {

@@ -47,19 +47,31 @@ function addValues(entry: Entry, { attribute: name, values }: Modification): Ent
   return withAttribute(entry, name, [...existing, ...values]);
 }
 
+/** Positions of the stored values by normalized value: deleting n of m values costs O(n + m), not O(n m). */
+function positionsByValue(stored: readonly Buffer[], normalize: (value: Buffer) => string): Map<string, number[]> {
+  const positions = new Map<string, number[]>();
+  stored.forEach((value, i) => {
+    const key = normalize(value);
+    const list = positions.get(key);
+    if (list) list.push(i);
+    else positions.set(key, [i]);
+  });
+  return positions;
+}
+
 function deleteValues(entry: Entry, { attribute: name, values }: Modification): Entry {
   const attribute = findAttribute(entry, name);
   if (!attribute) throw new DirectoryError('noSuchAttribute', `modify/delete: ${name}: no such attribute`);
   if (values.length === 0) return withAttribute(entry, name, []);
   const normalize = normalizer(name);
-  let remaining = attribute.values;
+  const positions = positionsByValue(attribute.values, normalize);
+  const removed = new Set<number>();
   for (const value of values) {
-    const wanted = normalize(value);
-    const index = remaining.findIndex((candidate) => normalize(candidate) === wanted);
-    if (index === -1) throw new DirectoryError('noSuchAttribute', `modify/delete: ${name}: no such value`);
-    remaining = remaining.filter((_value, i) => i !== index);
+    const index = positions.get(normalize(value))?.pop();
+    if (index === undefined) throw new DirectoryError('noSuchAttribute', `modify/delete: ${name}: no such value`);
+    removed.add(index);
   }
-  return withAttribute(entry, name, remaining);
+  return withAttribute(entry, name, attribute.values.filter((_value, i) => !removed.has(i)));
 }
 
 function replaceValues(entry: Entry, { attribute: name, values }: Modification): Entry {

@@ -105,6 +105,17 @@ describe('store writes', () => {
       assert.deepEqual(await dns(store, PEOPLE_DN, 'sub', byMail('alice@example.com')), [userDn(1)]);
     });
 
+    test('deleting thousands of values in one request: each one named goes, the rest stay, in order; one named twice fails', async () => {
+      const dn = parseDn(userDn(3));
+      const many = Array.from({ length: 5000 }, (_, i) => `street ${i}`);
+      await modifyEntry(store, dn, [change('add', 'street', ...many)], ADMIN);
+      const odd = many.filter((_, i) => i % 2 === 1);
+      await modifyEntry(store, dn, [change('delete', 'street', ...odd.map((value) => value.toUpperCase()))], ADMIN);
+      assert.deepEqual(text(await store.get(dn), 'street'), many.filter((_, i) => i % 2 === 0));
+      await rejectsWith(16, modifyEntry(store, dn, [change('delete', 'street', 'street 0', 'STREET 0')], ADMIN), /no such value/);
+      assert.equal(text(await store.get(dn), 'street').length, 2500, 'a refused modify changes nothing');
+    });
+
     test('modifiersName and modifyTimestamp change; creatorsName, createTimestamp and entryUUID stay', async () => {
       const before = await store.get(userDn(2));
       const after = await modifyEntry(store, parseDn(userDn(2)), [change('replace', 'description', 'x')], { actor: 'uid=someone,dc=example,dc=com' });

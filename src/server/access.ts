@@ -2,27 +2,35 @@
  * Access control: who may do what, in one table (ACCESS below). A row is the requester as seen
  * from the entry an operation touches; a column is a right. Every handler asks here: search and
  * compare (read), add, delete, modify, modify DN and password modify (write). Refusals answer
- * insufficientAccessRights (50). Binding is always allowed. Later password policies extend this.
+ * insufficientAccessRights (50). Binding is always allowed.
+ *
+ * "read userPassword" and "read policy state" cover returning the attributes, filtering on them
+ * and comparing them; without the right, a search sees an entry as if it lacked them. The policy
+ * state is every type the schema marks policyState: pwdChangedTime, pwdAccountLockedTime and
+ * pwdFailureTime (whether and when an account is locked, when it failed, when its password
+ * changed: a bind reveals none of it, so a read must not either). Writing them is "write entry".
  *
  * "write entry" is add, delete, modify DN, and a modify of any attribute but userPassword;
  * "write userPassword" is a modify touching only userPassword, or a password modify.
  */
-import { DirectoryError, typeKey } from '../store/index.js';
+import { attributeType, DirectoryError, typeKey } from '../store/index.js';
 import type { ServerConfig } from './config.js';
 
 export type Requester = 'anonymous' | 'self' | 'otherUser' | 'admin';
-export type Right = 'readEntry' | 'readPassword' | 'writeEntry' | 'writePassword';
+export type Right = 'readEntry' | 'readPassword' | 'readPolicyState' | 'writeEntry' | 'writePassword';
+/** The rights that guard some attributes of an entry readable as a whole. */
+type AttributeReadRight = Extract<Right, 'readPassword' | 'readPolicyState'>;
 
 /** Yes, unless the server runs with --no-anonymous-read. */
 const ANONYMOUS_READ = 'unless --no-anonymous-read';
 type Rule = boolean | typeof ANONYMOUS_READ;
 
 export const ACCESS: Readonly<Record<Requester, Readonly<Record<Right, Rule>>>> = {
-  //           read entry                 read userPassword    write entry        write userPassword
-  anonymous: { readEntry: ANONYMOUS_READ, readPassword: false, writeEntry: false, writePassword: false },
-  self:      { readEntry: true,           readPassword: true,  writeEntry: false, writePassword: true },
-  otherUser: { readEntry: true,           readPassword: false, writeEntry: false, writePassword: false },
-  admin:     { readEntry: true,           readPassword: true,  writeEntry: true,  writePassword: true },
+  //           read entry                 read userPassword    read policy state       write entry        write userPassword
+  anonymous: { readEntry: ANONYMOUS_READ, readPassword: false, readPolicyState: false, writeEntry: false, writePassword: false },
+  self:      { readEntry: true,           readPassword: true,  readPolicyState: true,  writeEntry: false, writePassword: true },
+  otherUser: { readEntry: true,           readPassword: false, readPolicyState: false, writeEntry: false, writePassword: false },
+  admin:     { readEntry: true,           readPassword: true,  readPolicyState: true,  writeEntry: true,  writePassword: true },
 };
 
 /** Who is bound on the connection (a Session is one). */
@@ -44,9 +52,43 @@ export function allowed(identity: Identity, config: Pick<ServerConfig, 'anonymou
   return rule === ANONYMOUS_READ ? config.anonymousRead : rule;
 }
 
-/** May it see (and test with filters or compare) this entry's userPassword? */
-export function mayReadPassword(identity: Identity, entryNormalizedDn: string): boolean {
-  return ACCESS[requesterOf(identity, entryNormalizedDn)].readPassword === true;
+/** The right reading this attribute needs besides readEntry, if any: userPassword's, or the policy state's. */
+export function readRightFor(attribute: string): AttributeReadRight | undefined {
+  const type = attributeType(attribute);
+  if (type.key === 'userpassword') return 'readPassword';
+  return type.policyState ? 'readPolicyState' : undefined;
+}
+
+/** Which attributes of an entry one requester may see: return, filter on, compare. */
+export interface Readable {
+  /** Every attribute (nothing to leave out). */
+  readonly all: boolean;
+  /** May it see this attribute (any name, alias, OID or options)? */
+  attribute(description: string): boolean;
+}
+
+function readableBy(requester: Requester): Readable {
+  const rights = ACCESS[requester];
+  const guarded: readonly AttributeReadRight[] = ['readPassword', 'readPolicyState'];
+  return {
+    all: guarded.every((right) => rights[right] === true),
+    attribute: (description) => {
+      const right = readRightFor(description);
+      return right === undefined || rights[right] === true;
+    },
+  };
+}
+
+const READABLE: Readonly<Record<Requester, Readable>> = {
+  anonymous: readableBy('anonymous'),
+  self: readableBy('self'),
+  otherUser: readableBy('otherUser'),
+  admin: readableBy('admin'),
+};
+
+/** What the identity may see of this entry (given that it may read the entry: readEntry). */
+export function readable(identity: Identity, entryNormalizedDn: string): Readable {
+  return READABLE[requesterOf(identity, entryNormalizedDn)];
 }
 
 /** The right a write of this attribute needs. */
@@ -57,6 +99,7 @@ export function writeRightFor(attribute: string): Right {
 const REFUSALS: Readonly<Record<Right, string>> = {
   readEntry: 'anonymous read is disabled',
   readPassword: 'userPassword may not be read',
+  readPolicyState: 'the password policy state (pwdAccountLockedTime, pwdFailureTime, pwdChangedTime) may not be read',
   writeEntry: 'only the admin may change entries; a user may change only its own userPassword',
   writePassword: 'only the admin may set another entry\'s userPassword',
 };
@@ -64,6 +107,6 @@ const REFUSALS: Readonly<Record<Right, string>> = {
 /** Throws insufficientAccessRights unless the table allows it. */
 export function requireAccess(identity: Identity, config: Pick<ServerConfig, 'anonymousRead'>, entryNormalizedDn: string, right: Right): void {
   if (allowed(identity, config, entryNormalizedDn, right)) return;
-  const anonymousWrite = identity.normalizedDn === '' && !identity.isAdmin && right !== 'readEntry';
+  const anonymousWrite = identity.normalizedDn === '' && !identity.isAdmin && (right === 'writeEntry' || right === 'writePassword');
   throw new DirectoryError('insufficientAccessRights', anonymousWrite ? 'anonymous clients may only bind and read' : REFUSALS[right]);
 }

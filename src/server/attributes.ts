@@ -1,10 +1,11 @@
 /**
  * Which attributes a search returns: `*` (all user attributes, also when none are named), `+`
  * (all operational ones), `1.1` (none), and names in any case, alias or OID. Computed
- * attributes (hasSubordinates, entryDN) are added when asked for. userPassword is left out
- * unless the caller says the viewer may read it (access.ts).
+ * attributes (hasSubordinates, entryDN) are added when asked for. Attributes the viewer may not
+ * read (userPassword, the password policy state: access.ts) are left out, however they are asked for.
  */
 import { attributeType, typeKey, type Attribute, type Entry } from '../store/index.js';
+import type { Readable } from './access.js';
 
 export interface Selection {
   readonly allUser: boolean;
@@ -39,10 +40,10 @@ export function wantsComputed(selection: Selection, name: (typeof COMPUTED)[numb
 
 /** The attributes to send for an entry, computed ones included, values emptied for typesOnly. */
 export function selectAttributes(
-  entry: Entry, selection: Selection, options: { showPassword: boolean; typesOnly: boolean; hasSubordinates?: boolean },
+  entry: Entry, selection: Selection, options: { readable: Readable; typesOnly: boolean; hasSubordinates?: boolean },
 ): Attribute[] {
   const selected = entry.attributes.filter((attribute) => wanted(selection, attribute.name)
-    && (options.showPassword || typeKey(attribute.name) !== 'userpassword'));
+    && (options.readable.all || options.readable.attribute(attribute.name)));
   if (options.hasSubordinates !== undefined && wantsComputed(selection, 'hasSubordinates')) {
     selected.push({ name: 'hasSubordinates', values: [Buffer.from(options.hasSubordinates ? 'TRUE' : 'FALSE')] });
   }

@@ -4,13 +4,14 @@
  */
 import { randomBytes } from 'node:crypto';
 import type { Entry } from '../store/index.js';
+import type { Readable } from './access.js';
 
 /** An entry that matched, with its computed hasSubordinates when that was needed. */
 export interface Matched {
   readonly entry: Entry;
   readonly hasSubordinates?: boolean;
-  /** May the searching client read this entry's userPassword? */
-  readonly showPassword: boolean;
+  /** What the searching client may see of this entry (userPassword, the password policy state). */
+  readonly readable: Readable;
 }
 
 export interface PagedSearch {

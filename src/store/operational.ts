@@ -2,12 +2,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Attribute, Entry } from './entry.js';
 import { typeKey } from './schema.js';
-
-/** GeneralizedTime as OpenLDAP writes it: YYYYMMDDHHMMSSZ in UTC, or YYYYMMDDHHMMSS.mmmZ with milliseconds. */
-export function generalizedTime(date: Date = new Date(), milliseconds = false): string {
-  const text = date.toISOString().replace(/[-:T]/g, '');
-  return milliseconds ? text : text.replace(/\.\d+Z$/, 'Z');
-}
+import { generalizedTime } from './time.js';
 
 /** The current second's GeneralizedTime, formatted once per second. */
 let lastSecond = -1;

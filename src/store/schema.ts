@@ -16,6 +16,11 @@ export interface AttributeType {
   readonly operational: boolean;
   /** Operational, yet the admin may write it (ppolicy's pwdAccountLockedTime and pwdFailureTime). */
   readonly adminWritable?: boolean;
+  /**
+   * An account's password-policy state (ppolicy's pwd* operational attributes: when the password
+   * changed, the lock, the failures): read only by the admin and the entry itself (access.ts).
+   */
+  readonly policyState?: boolean;
   /** The name lower-cased: how indexes and lookups refer to the type. */
   readonly key: string;
 }
@@ -26,6 +31,7 @@ interface Definition {
   readonly equality?: Equality;
   readonly operational?: boolean;
   readonly adminWritable?: boolean;
+  readonly policyState?: boolean;
 }
 
 const DEFINITIONS: readonly Definition[] = [
@@ -86,9 +92,16 @@ const DEFINITIONS: readonly Definition[] = [
   { names: ['entryCSN'], oid: '1.3.6.1.4.1.4203.666.1.7', equality: 'caseExact', operational: true },
   { names: ['entryDN'], oid: '1.3.6.1.1.20', equality: 'dn', operational: true },
   { names: ['contextCSN'], oid: '1.3.6.1.4.1.4203.666.1.25', equality: 'caseExact', operational: true },
-  { names: ['pwdChangedTime'], oid: '1.3.6.1.4.1.42.2.27.8.1.16', equality: 'generalizedTime', operational: true },
-  { names: ['pwdAccountLockedTime'], oid: '1.3.6.1.4.1.42.2.27.8.1.17', equality: 'generalizedTime', operational: true, adminWritable: true },
-  { names: ['pwdFailureTime'], oid: '1.3.6.1.4.1.42.2.27.8.1.19', equality: 'generalizedTime', operational: true, adminWritable: true },
+  // ppolicy (draft-behera-ldap-password-policy): every pwd* type here is policy state.
+  { names: ['pwdChangedTime'], oid: '1.3.6.1.4.1.42.2.27.8.1.16', equality: 'generalizedTime', operational: true, policyState: true },
+  {
+    names: ['pwdAccountLockedTime'], oid: '1.3.6.1.4.1.42.2.27.8.1.17', equality: 'generalizedTime',
+    operational: true, adminWritable: true, policyState: true,
+  },
+  {
+    names: ['pwdFailureTime'], oid: '1.3.6.1.4.1.42.2.27.8.1.19', equality: 'generalizedTime',
+    operational: true, adminWritable: true, policyState: true,
+  },
 ];
 
 const BY_NAME = new Map<string, AttributeType>();
@@ -101,6 +114,7 @@ for (const definition of DEFINITIONS) {
     equality: definition.equality ?? 'caseIgnore',
     operational: definition.operational ?? false,
     ...(definition.adminWritable && { adminWritable: true }),
+    ...(definition.policyState && { policyState: true }),
   };
   for (const name of definition.names) BY_NAME.set(name.toLowerCase(), type);
   if (definition.oid) BY_NAME.set(definition.oid, type);

@@ -3,7 +3,8 @@ import type { Ava, Dn } from './dn.js';
 import { values, type Entry } from './entry.js';
 import { DirectoryError } from './errors.js';
 import { normalizeValue } from './matching.js';
-import { attributeType, validDescription } from './schema.js';
+import { attributeType, validDescription, type AttributeType } from './schema.js';
+import { isGeneralizedTime } from './time.js';
 
 /** Limits of the stored record format (codec.ts): far above any real entry. */
 const MAX_ATTRIBUTES = 65_535;
@@ -51,6 +52,9 @@ export function checkModifiedEntry(entry: Entry, dn: Dn): void {
   if (missing) throw new DirectoryError('notAllowedOnRdn', `${missing.type}: the RDN value ${missing.value} cannot be removed (rename the entry instead)`);
 }
 
+/** Whether a client may write the type: a user attribute, or an operational one the admin may write. */
+const clientWritable = (type: AttributeType): boolean => !type.operational || type.adminWritable === true;
+
 /**
  * An attribute a client may write: a well-formed description (else undefinedAttributeType) and
  * not one the server maintains (entryUUID, timestamps, ...: constraintViolation, as OpenLDAP).
@@ -59,21 +63,37 @@ export function checkModifiedEntry(entry: Entry, dn: Dn): void {
  */
 export function checkWritableAttribute(name: string): void {
   if (!validDescription(name)) throw new DirectoryError('undefinedAttributeType', `${name.slice(0, 100)}: attribute description invalid`);
-  const type = attributeType(name);
-  if (type.operational && !type.adminWritable) throw new DirectoryError('constraintViolation', `${name}: no user modification allowed`);
+  if (!clientWritable(attributeType(name))) throw new DirectoryError('constraintViolation', `${name}: no user modification allowed`);
 }
 
 /**
- * Values a client writes to one attribute: no value twice (attributeOrValueExists) and, for
- * INTEGER attributes (uidNumber, gidNumber), integers only (invalidAttributeSyntax).
+ * The syntax check of the values a client writes, where there is one: INTEGER attributes
+ * (uidNumber, gidNumber) take integers; writable GeneralizedTime attributes (pwdAccountLockedTime,
+ * pwdFailureTime) take times as RFC 4517 spells them, zone included (OpenLDAP's `000001010000Z`
+ * is one), so that a mistyped lock or unlock is refused rather than stored.
+ */
+function syntaxError(type: AttributeType, name: string, value: Buffer, index: number): DirectoryError | undefined {
+  if (type.equality === 'integer' && !INTEGER.test(value.toString('utf8'))) {
+    return new DirectoryError('invalidAttributeSyntax', `${name}: value #${index} invalid per syntax`);
+  }
+  if (type.equality === 'generalizedTime' && clientWritable(type) && !isGeneralizedTime(value)) {
+    return new DirectoryError('invalidAttributeSyntax',
+      `${name}: value #${index} invalid per syntax (a GeneralizedTime such as 20240131235959Z, or 000001010000Z)`);
+  }
+  return undefined;
+}
+
+/**
+ * Values a client writes to one attribute: each valid per its syntax where one is checked
+ * (invalidAttributeSyntax: INTEGER and writable GeneralizedTime attributes), no value twice
+ * (attributeOrValueExists).
  */
 export function checkValues(name: string, written: readonly Buffer[]): void {
   const type = attributeType(name);
   const seen = new Set<string>();
   written.forEach((value, index) => {
-    if (type.equality === 'integer' && !INTEGER.test(value.toString('utf8'))) {
-      throw new DirectoryError('invalidAttributeSyntax', `${name}: value #${index} invalid per syntax`);
-    }
+    const invalid = syntaxError(type, name, value, index);
+    if (invalid) throw invalid;
     const normalized = normalizeValue(type, value);
     if (seen.has(normalized)) throw new DirectoryError('attributeOrValueExists', `${name}: value #${index} provided more than once`);
     seen.add(normalized);

@@ -1,9 +1,11 @@
 /**
  * The access-control matrix through `leveldap serve` and the OpenLDAP clients: anonymous, a user
  * on its own entry, a user on another's entry, and the admin, each trying to read an entry, read
- * its userPassword (returned, filtered on, compared), write it, and write its userPassword. The
- * expected table is written out here, independently of src/server/access.ts. Then the writes a
- * user or anonymous client may never do, and --no-anonymous-read.
+ * its userPassword (returned, filtered on, compared), read its password policy state
+ * (pwdAccountLockedTime and pwdFailureTime, the admin wrote them: returned for `+` and by name,
+ * filtered on, compared), write it, and write its userPassword. The expected table is written out
+ * here, independently of src/server/access.ts. Then the writes a user or anonymous client may
+ * never do, and --no-anonymous-read. serve-policy-state.test.ts has the rest on the policy state.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -19,7 +21,7 @@ const TOOLS = ['ldapsearch', 'ldapwhoami', 'ldapcompare', 'ldapmodify', 'ldapadd
 const missing = TOOLS.filter((tool) => findProgram(tool) === undefined);
 const skip = missing.length > 0 ? `OpenLDAP clients missing (${missing.join(', ')}): apt-get install ldap-utils` : false;
 
-type Right = 'read entry' | 'read userPassword' | 'write entry' | 'write userPassword';
+type Right = 'read entry' | 'read userPassword' | 'read policy state' | 'write entry' | 'write userPassword';
 interface Row {
   readonly requester: string;
   /** Who is bound ('admin' for the admin, undefined for anonymous). */
@@ -30,15 +32,19 @@ interface Row {
 }
 
 const MATRIX: readonly Row[] = [
-  { requester: 'anonymous', as: undefined, target: 10,
-    allowed: { 'read entry': true, 'read userPassword': false, 'write entry': false, 'write userPassword': false } },
-  { requester: 'user on its own entry', as: 11, target: 11,
-    allowed: { 'read entry': true, 'read userPassword': true, 'write entry': false, 'write userPassword': true } },
-  { requester: 'user on another entry', as: 13, target: 12,
-    allowed: { 'read entry': true, 'read userPassword': false, 'write entry': false, 'write userPassword': false } },
-  { requester: 'admin', as: 'admin', target: 14,
-    allowed: { 'read entry': true, 'read userPassword': true, 'write entry': true, 'write userPassword': true } },
+  { requester: 'anonymous', as: undefined, target: 10, allowed: {
+    'read entry': true, 'read userPassword': false, 'read policy state': false, 'write entry': false, 'write userPassword': false } },
+  { requester: 'user on its own entry', as: 11, target: 11, allowed: {
+    'read entry': true, 'read userPassword': true, 'read policy state': true, 'write entry': false, 'write userPassword': true } },
+  { requester: 'user on another entry', as: 13, target: 12, allowed: {
+    'read entry': true, 'read userPassword': false, 'read policy state': false, 'write entry': false, 'write userPassword': false } },
+  { requester: 'admin', as: 'admin', target: 14, allowed: {
+    'read entry': true, 'read userPassword': true, 'read policy state': true, 'write entry': true, 'write userPassword': true } },
 ];
+
+/** The policy state the admin writes on every target (lockout is off on this server: it locks nothing). */
+const LOCKED_AT = '20240102030405.678Z';
+const FAILED_AT = ['20240102030401.000Z', '20240102030403.500Z'];
 
 describe('leveldap serve: access control', { skip }, () => {
   let server: LeveldapServer;
@@ -47,6 +53,11 @@ describe('leveldap serve: access control', { skip }, () => {
   before(async () => {
     server = await startLeveldap({ users: 20 });
     admin = { dn: server.adminDn, passwordFile: server.adminPasswordFile };
+    for (const row of MATRIX) {
+      const state = await modifyAs(admin, userDn(row.target), 'replace: pwdAccountLockedTime', `pwdAccountLockedTime: ${LOCKED_AT}`,
+        '-', 'replace: pwdFailureTime', ...FAILED_AT.map((time) => `pwdFailureTime: ${time}`));
+      assert.equal(state.code, 0, state.stderr);
+    }
   });
   after(async () => { await server?.stop(); });
 
@@ -60,6 +71,27 @@ describe('leveldap serve: access control', { skip }, () => {
 
   const modifyAs = (as: Credentials | undefined, dn: string, ...lines: string[]) =>
     tool('ldapmodify', [], as, `${[`dn: ${dn}`, 'changetype: modify', ...lines].join('\n')}\n`);
+
+  /**
+   * Whether the requester sees the target's lock and failures, every way of asking agreeing: `+`,
+   * by name, filtered on (presence and the exact time), compared (a refusal is 50).
+   */
+  async function readPolicyState(requester: string, as: Credentials | undefined, target: string): Promise<boolean> {
+    const operational = await readAs(as, target, '(objectClass=*)', '+');
+    assert.equal(operational.entries.length, 1, `${requester}: the entry itself is readable`);
+    const returned = valuesOf(operational.entries[0]!, 'pwdAccountLockedTime').length === 1
+      && valuesOf(operational.entries[0]!, 'pwdFailureTime').length === FAILED_AT.length;
+    const byName = (await readAs(as, target, '(objectClass=*)', 'pwdAccountLockedTime', 'pwdFailureTime')).entries[0]!;
+    assert.equal(valuesOf(byName, 'pwdAccountLockedTime').length + valuesOf(byName, 'pwdFailureTime').length > 0, returned,
+      `${requester}: asking by name returns what "+" returns`);
+    for (const filter of ['(pwdAccountLockedTime=*)', `(pwdAccountLockedTime=${LOCKED_AT})`, `(pwdFailureTime<=${FAILED_AT[0]})`]) {
+      const filtered = (await readAs(as, target, filter, '1.1')).entries.length === 1;
+      assert.equal(filtered, returned, `${requester}: ${filter} sees what a read returns`);
+    }
+    const compare = await tool('ldapcompare', [target, `pwdAccountLockedTime:${LOCKED_AT}`], as);
+    assert.equal(compare.code, returned ? 6 : 50, `${requester}: compare on pwdAccountLockedTime: ${compare.stdout}${compare.stderr}`);
+    return returned;
+  }
 
   /** What the requester gets for each right, as allowed (true) or refused (false), checked by reading back. */
   async function observe(row: Row): Promise<Record<Right, boolean>> {
@@ -77,6 +109,8 @@ describe('leveldap serve: access control', { skip }, () => {
     assert.equal(filtered, returned, `${row.requester}: a filter on userPassword sees what a read returns`);
     assert.equal(compared, returned, `${row.requester}: compare on userPassword agrees with a read`);
 
+    const policyState = await readPolicyState(row.requester, as, target);
+
     const description = `written by ${row.requester}`;
     const write = await modifyAs(as, target, 'replace: description', `description: ${description}`);
     const written = valuesOf((await readAs(admin, target, '(objectClass=*)', 'description')).entries[0]!, 'description');
@@ -90,7 +124,10 @@ describe('leveldap serve: access control', { skip }, () => {
     assert.equal(passwordWrite.code === 0, newWorks && !oldWorks, `${row.requester}: the exit code tells whether the password changed`);
     if (passwordWrite.code !== 0) assert.equal(passwordWrite.code, 50, passwordWrite.stderr);
 
-    return { 'read entry': readEntry, 'read userPassword': returned, 'write entry': write.code === 0, 'write userPassword': passwordWrite.code === 0 };
+    return {
+      'read entry': readEntry, 'read userPassword': returned, 'read policy state': policyState,
+      'write entry': write.code === 0, 'write userPassword': passwordWrite.code === 0,
+    };
   }
 
   for (const row of MATRIX) {

@@ -1,10 +1,13 @@
 /**
  * The password policy through real binds (OpenLDAP's clients and raw connections): re-encoding
  * deprecated and weak values after a successful bind, lockout under 32 concurrent connections
- * and the admin's unlock, quality of new passwords (length, not the current one, generated ones
+ * and the admin's unlock, lockout against parallel guesses with a costly scheme (at most
+ * --max-failures passwords verified, no success once locked, parallel binds of a legitimate
+ * user served in turn), quality of new passwords (length, not the current one, generated ones
  * long enough), the verified-bind cache (hits in the debug log; none after a password change, none
  * for a locked account), and the --config file with flags overriding it. PBKDF2 runs at 1,000 or
- * 2,000 iterations: cost is not the point here.
+ * 2,000 iterations where cost is not the point, and at 500,000 (some 200 ms a verification)
+ * where binds must overlap.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,7 +19,7 @@ import { createRegistry } from '../../src/password/index.js';
 import { findProgram } from '../helpers/slapd.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, parseLdifOutput, valuesOf, RawConnection, type Credentials, type Response } from '../helpers/ldap-client.js';
-import { bindRequest, exchange } from '../helpers/ldap-requests.js';
+import { bindRequest, exchange, modifyRequest } from '../helpers/ldap-requests.js';
 import { leveldapBin } from '../helpers/paths.js';
 import { run } from '../helpers/run.js';
 
@@ -44,6 +47,17 @@ function logLines(server: LeveldapServer, msg: string, dn?: string): LogLine[] {
     }
   }
   return lines;
+}
+
+/** The position of the first log line that `found` accepts (-1: none). */
+function logIndex(server: LeveldapServer, found: (line: LogLine) => boolean): number {
+  return server.logs().findIndex((line) => {
+    try {
+      return found(JSON.parse(line) as LogLine);
+    } catch {
+      return false; // not a JSON line
+    }
+  });
 }
 
 /** Waits (up to 15 s) until `condition()` holds; false if it never did. */
@@ -229,6 +243,113 @@ describe('leveldap serve: lockout (--max-failures 5 --lockout-duration 0)', { sk
     assert.match(short.stdout + short.stderr, /too short: 7 characters, the password policy asks for at least 8/);
     assert.equal((await client.passwd(user(6), '-s', 'eight888')).code, 0);
     assert.equal(await client.whoami(user(6, 'eight888')), 0);
+  });
+});
+
+describe('leveldap serve: lockout against parallel guesses (--max-failures 3, PBKDF2 at 500,000 iterations)', { skip }, () => {
+  let server: LeveldapServer;
+  let client: ReturnType<typeof clientOf>;
+  const ACCOUNTS = ['race', 'late', 'pool', 'admin-lock'];
+  const secret = (uid: string) => `${uid}-secret`;
+
+  before(async () => {
+    const stored = await Promise.all(ACCOUNTS.map((uid) => registry.encode('PBKDF2-SHA256', Buffer.from(secret(uid)), { iterations: 500_000 })));
+    server = await startLeveldap({
+      users: 5, ldif: ACCOUNTS.map((uid, i) => accountLdif(uid, stored[i]!)).join('\n'),
+      args: ['--max-failures', '3', '--lockout-duration', '0', '--log-level', 'debug'],
+    });
+    client = clientOf(server);
+  });
+  after(async () => { await server?.stop(); });
+
+  /** Binds of the account refused without verifying its password (locked, or locked while waiting its turn). */
+  const refused = (uid: string) => logLines(server, 'bind refused: the account is locked', logDn(uid)).length
+    + logLines(server, 'bind refused: the account was locked during the verification', logDn(uid)).length;
+  const waited = (uid: string) => logLines(server, 'bind waits: every attempt left is being verified', logDn(uid)).length;
+  const locks = (uid: string) => logLines(server, 'account locked after failed binds', logDn(uid));
+  /** The access log's lines for binds of the account, in the order they answered. */
+  const bindAnswers = (uid: string) => logLines(server, 'operation').filter((line) => line.op === 'bind' && line.dn === userDn(uid));
+
+  /** Opens `passwords.length` connections, then sends one bind on each at once; the answers' codes. */
+  async function parallelBinds(uid: string, passwords: readonly string[]): Promise<number[]> {
+    const connections = await Promise.all(passwords.map(() => RawConnection.open(server.port)));
+    try {
+      const answers = await Promise.all(connections.map((connection, i) => exchange(connection, 1, bindRequest(1, userDn(uid), passwords[i]!))));
+      return answers.map((answer) => answer.code!);
+    } finally {
+      connections.forEach((connection) => connection.destroy());
+    }
+  }
+
+  test('10 wrong and the right password at once on 11 connections: at most 3 verified before the lock, no success after it', async () => {
+    const codes = await parallelBinds('race', [...Array.from({ length: 10 }, (_, i) => `wrong-${i}`), secret('race')]);
+    const right = codes.at(-1);
+    assert.deepEqual(codes.slice(0, -1), Array(10).fill(49));
+    assert.ok(await eventually(() => bindAnswers('race').length === 11), 'the 11 binds logged (and every line before them)');
+    assert.equal(locks('race').length, 1, 'the account is locked');
+    assert.equal(locks('race')[0]!.failures, 3, 'the lock counts the limit\'s worth of failures');
+    const verified = 11 - refused('race');
+    if (right === 49) {
+      assert.equal(verified, 3, `exactly 3 of the 11 passwords verified, all wrong (${refused('race')} refused)`);
+    } else {
+      // The right one was among the first 3 verified: its success forgot the failures before it.
+      assert.equal(right, 0);
+      assert.ok(verified >= 4 && verified <= 6, `${verified} verified: up to 3 before the success (which resets the count), 3 after`);
+      assert.equal(bindAnswers('race').filter((line) => line.code === 0).length, 1);
+      const success = logIndex(server, (line) => line.msg === 'operation' && line.op === 'bind' && line.dn === userDn('race') && line.code === 0);
+      const lock = logIndex(server, (line) => line.msg === 'account locked after failed binds' && line.dn === logDn('race'));
+      assert.ok(success >= 0 && success < lock, 'the success answered before the lock');
+    }
+    assert.equal(await client.whoami(user('race', secret('race'))), 49, 'locked now');
+  });
+
+  test('the right password sent while 3 wrong ones are being verified waits, then answers 49: the account got locked', async () => {
+    const connections = await Promise.all(Array.from({ length: 11 }, () => RawConnection.open(server.port)));
+    try {
+      const wrong = connections.slice(0, 10).map((connection, i) => exchange(connection, 1, bindRequest(1, userDn('late'), `wrong-${i}`)));
+      assert.ok(await eventually(() => waited('late') >= 7 || locks('late').length > 0), 'the wrong binds arrived');
+      assert.equal(waited('late'), 7, '3 wrong passwords being verified, 7 binds waiting, the lock not yet set');
+      const right = await exchange(connections[10]!, 1, bindRequest(1, userDn('late'), secret('late')));
+      assert.equal(right.code, 49, 'no success once the attempts are used up');
+      assert.deepEqual((await Promise.all(wrong)).map((answer) => answer.code), Array(10).fill(49));
+    } finally {
+      connections.forEach((connection) => connection.destroy());
+    }
+    assert.ok(await eventually(() => bindAnswers('late').length === 11), 'the 11 binds logged (and every line before them)');
+    assert.equal(waited('late'), 8, 'the right password arrived before the lock: it waited its turn');
+    assert.equal(refused('late'), 8, 'only 3 of the 11 passwords verified');
+    assert.equal(locks('late').length, 1);
+    assert.equal(locks('late')[0]!.failures, 3);
+    assert.equal(bindAnswers('late').filter((line) => line.code === 0).length, 0);
+    assert.equal((await client.read(userDn('late'), 'pwdAccountLockedTime')).pwdAccountLockedTime!.length, 1);
+  });
+
+  test('a legitimate user binding on 10 connections at once is served in turns of 3: every bind succeeds, nothing is locked', async () => {
+    assert.deepEqual(await parallelBinds('pool', Array(10).fill(secret('pool'))), Array(10).fill(0));
+    assert.ok(await eventually(() => bindAnswers('pool').length === 10));
+    assert.ok(waited('pool') > 0, 'some binds waited their turn');
+    assert.equal(refused('pool'), 0);
+    assert.equal(locks('pool').length, 0);
+  });
+
+  test('a lock the admin stores while the right password is being verified: that bind answers 49', async () => {
+    const admin = await RawConnection.open(server.port);
+    const binding = await RawConnection.open(server.port);
+    try {
+      assert.equal((await exchange(admin, 1, bindRequest(1, server.adminDn, server.adminPassword))).code, 0);
+      const bind = exchange(binding, 1, bindRequest(1, userDn('admin-lock'), secret('admin-lock')));
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      const lock = await exchange(admin, 2, modifyRequest(2, userDn('admin-lock'), [{ op: 'add', attribute: 'pwdAccountLockedTime', values: ['000001010000Z'] }]));
+      assert.equal(lock.code, 0);
+      assert.equal((await bind).code, 49);
+    } finally {
+      admin.destroy();
+      binding.destroy();
+    }
+    assert.ok(await eventually(() => bindAnswers('admin-lock').length === 1));
+    assert.equal(logLines(server, 'bind refused: the account was locked during the verification', logDn('admin-lock')).length, 1);
+    assert.equal((await client.modify(client.admin, userDn('admin-lock'), 'delete: pwdAccountLockedTime')).code, 0);
+    assert.equal(await client.whoami(user('admin-lock', secret('admin-lock'))), 0, 'unlocked, it binds');
   });
 });
 

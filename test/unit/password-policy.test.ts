@@ -1,8 +1,10 @@
 /**
  * The password policy's parts, without a server: the settings and their config file and flags
  * (src/cli/policy-options.ts), the re-encoding rule, the verified-bind cache, lockout against a
- * real store (one lock write under concurrent failures, expiry, the admin's permanent lock), and
- * re-encoding that never overwrites a password changed meanwhile.
+ * real store (one lock write under concurrent failures, expiry, the admin's permanent lock,
+ * attempts reserved before verifying: never more than the limit at once, waiting binds served
+ * in order or refused once locked, nothing left behind), and re-encoding that never overwrites a
+ * password changed meanwhile.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -270,5 +272,124 @@ describe('lockout and re-encoding against a store', () => {
     assert.equal(reencoded[0]!.fields.reencoded, 1);
     assert.equal(lines.filter((line) => line.msg === 'password not re-encoded: it changed meanwhile').length, 1);
     assert.equal(password.toString(), 'secret', 'the caller\'s buffer is not touched');
+  });
+});
+
+describe('lockout: attempts reserved before a password is verified', () => {
+  let dir: { path: string; remove: () => Promise<void> };
+  let store: DirectoryStore;
+  before(async () => {
+    dir = await tempDir('leveldap-attempts-');
+    store = await DirectoryStore.open(dir.path);
+    for (const entry of [BASE, PEOPLE]) await store.add(entry, { allowNewSuffix: true });
+    for (let n = 1; n <= 6; n++) await addEntry(store, person(n, { userPassword: `{SSHA}old-${n}` }), { actor: 'cn=admin' });
+  });
+  after(async () => {
+    await store?.close();
+    await dir?.remove();
+  });
+
+  const dnOf = (n: number) => parseDn(`uid=user.${n},ou=People,dc=example,dc=com`);
+  const keyOf = (n: number) => `uid=user.${n},ou=people,dc=example,dc=com`;
+  const lockoutOf = (settings: Partial<PasswordPolicy>, now?: () => number) => {
+    const { log, lines } = recordingLogger();
+    return { lockout: new Lockout(policy({ lockoutDuration: 0, ...settings }), store, log, new BackgroundTasks(log), now), lines };
+  };
+  /** A promise's state without waiting for it. */
+  const settled = async (promise: Promise<boolean>): Promise<boolean | 'waiting'> => Promise.race([promise, new Promise<'waiting'>((resolve) => setImmediate(() => resolve('waiting')))]);
+
+  test('the limit counts attempts being verified: the next bind waits its turn, in order, and a success frees the attempts', async () => {
+    const { lockout } = lockoutOf({ maxFailures: 3 });
+    assert.deepEqual([lockout.reserve(keyOf(1)), lockout.reserve(keyOf(1)), lockout.reserve(keyOf(1))], [true, true, true]);
+    const fourth = lockout.reserve(keyOf(1));
+    const fifth = lockout.reserve(keyOf(1));
+    assert.ok(fourth instanceof Promise && fifth instanceof Promise, 'three attempts being verified: the next ones wait');
+    assert.equal(lockout.reserve(keyOf(2)), true, 'another account is not affected');
+    lockout.release(keyOf(2));
+    assert.deepEqual(lockout.pending, { accounts: 1, inFlight: 3, waiting: 2 });
+
+    lockout.release(keyOf(1));
+    assert.equal(await settled(fourth), true, 'the first in line gets the attempt that ended');
+    assert.equal(await settled(fifth), 'waiting');
+    const newcomer = lockout.reserve(keyOf(1));
+    assert.ok(newcomer instanceof Promise, 'a newcomer queues behind it');
+    lockout.succeeded(dnOf(1), keyOf(1), person(1));
+    assert.deepEqual([await settled(fifth), await settled(newcomer)], [true, 'waiting']);
+    assert.deepEqual(lockout.pending, { accounts: 1, inFlight: 3, waiting: 1 });
+    lockout.release(keyOf(1));
+    assert.equal(await newcomer, true);
+    for (let i = 0; i < 3; i++) lockout.release(keyOf(1));
+    assert.deepEqual(lockout.pending, { accounts: 0, inFlight: 0, waiting: 0 }, 'nothing left behind');
+    lockout.release(keyOf(1));
+    assert.deepEqual(lockout.pending, { accounts: 0, inFlight: 0, waiting: 0 }, 'a release too many is harmless');
+  });
+
+  test('failures and attempts together: never more verified than the limit; the failure that locks refuses every waiting bind', async () => {
+    const { lockout, lines } = lockoutOf({ maxFailures: 3 });
+    assert.equal(lockout.reserve(keyOf(3)), true);
+    await lockout.failed(dnOf(3), keyOf(3));
+    assert.deepEqual([lockout.reserve(keyOf(3)), lockout.reserve(keyOf(3))], [true, true], 'one failure, two attempts left');
+    const waiting = Array.from({ length: 20 }, () => lockout.reserve(keyOf(3)) as Promise<boolean>);
+    assert.ok(waiting.every((reserved) => reserved instanceof Promise));
+    await lockout.failed(dnOf(3), keyOf(3));
+    assert.equal(await settled(waiting[0]!), 'waiting', 'a failure keeps its attempt: two failures and one attempt being verified');
+    assert.deepEqual(lockout.pending, { accounts: 1, inFlight: 1, waiting: 20 });
+
+    const locking = lockout.failed(dnOf(3), keyOf(3));
+    assert.equal(lockout.reserve(keyOf(3)), false, 'while the lock is written, no attempt');
+    assert.equal(lockout.lockedNow(dnOf(3), keyOf(3)), true);
+    await locking;
+    assert.deepEqual(await Promise.all(waiting), Array(20).fill(false), 'every waiting bind refused');
+    assert.equal(lines.filter((line) => line.msg === 'account locked after failed binds').length, 1);
+    assert.equal(text(await store.get(dnOf(3)), 'pwdAccountLockedTime').length, 1);
+    assert.equal(lockout.lockedNow(dnOf(3), keyOf(3)), true, 'the stored lock, read now');
+    assert.equal(lockout.isLocked(keyOf(3), (await store.get(dnOf(3)))!), true);
+
+    assert.deepEqual(lockout.pending, { accounts: 0, inFlight: 0, waiting: 0 });
+    assert.equal(lockout.tracked, 0);
+  });
+
+  test('a waiting bind that gives its attempt back (it found the account locked) hands it to the next in line', async () => {
+    const { lockout } = lockoutOf({ maxFailures: 1 });
+    assert.equal(lockout.reserve(keyOf(4)), true);
+    const [second, third] = [lockout.reserve(keyOf(4)), lockout.reserve(keyOf(4))] as Promise<boolean>[];
+    lockout.release(keyOf(4));
+    assert.equal(await second, true);
+    assert.equal(await settled(third!), 'waiting');
+    lockout.release(keyOf(4));
+    assert.equal(await third, true);
+    lockout.release(keyOf(4));
+    assert.deepEqual(lockout.pending, { accounts: 0, inFlight: 0, waiting: 0 });
+  });
+
+  test('failures that leave the window free attempts at the next hand-out; lockedNow sees a lock the admin stored meanwhile', async () => {
+    let now = 1_000_000_000_000;
+    const { lockout } = lockoutOf({ maxFailures: 2, failureWindow: 10 }, () => now);
+    assert.equal(lockout.reserve(keyOf(5)), true);
+    await lockout.failed(dnOf(5), keyOf(5));
+    assert.equal(lockout.reserve(keyOf(5)), true);
+    const [a, b] = [lockout.reserve(keyOf(5)), lockout.reserve(keyOf(5))] as Promise<boolean>[];
+    now += 10_001;
+    lockout.release(keyOf(5));
+    assert.deepEqual([await a, await b], [true, true], 'the old failure no longer counts: two attempts');
+    assert.equal(lockout.lockedNow(dnOf(5), keyOf(5)), false);
+    await updateEntry(store, dnOf(5), () => [{ op: 'replace', attribute: 'pwdAccountLockedTime', values: [Buffer.from('000001010000Z')] }]);
+    assert.equal(lockout.lockedNow(dnOf(5), keyOf(5)), true);
+    lockout.release(keyOf(5));
+    lockout.release(keyOf(5));
+    assert.deepEqual(lockout.pending, { accounts: 0, inFlight: 0, waiting: 0 });
+  });
+
+  test('bounded: 10,000 accounts reserving and ending attempts leave nothing in memory but failures (at most the limit each)', async () => {
+    const { lockout } = lockoutOf({ maxFailures: 2 });
+    const keys = Array.from({ length: 10_000 }, (_, i) => `uid=load.${i},ou=people,dc=example,dc=com`);
+    for (const key of keys) assert.equal(lockout.reserve(key), true);
+    assert.deepEqual(lockout.pending, { accounts: 10_000, inFlight: 10_000, waiting: 0 });
+    for (const [i, key] of keys.entries()) {
+      if (i % 2 === 0) lockout.succeeded(parseDn(key), key, person(6));
+      else await lockout.failed(parseDn(key), key);
+    }
+    assert.deepEqual(lockout.pending, { accounts: 0, inFlight: 0, waiting: 0 });
+    assert.equal(lockout.tracked, 5_000, 'the failures are kept, within TRACKED_ACCOUNTS');
   });
 });

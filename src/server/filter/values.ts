@@ -1,12 +1,17 @@
 /**
  * Value-level matching the store's equality normalizers (src/store/matching.ts) do not cover:
- * INTEGER, GeneralizedTime and Boolean parsing, ordering keys, substring forms, and equality tests
- * that refuse an invalid assertion value (RFC 4511 4.5.1.7: the filter item is then Undefined).
+ * INTEGER and Boolean parsing (GeneralizedTime's is in src/store/time.ts), ordering keys,
+ * substring forms, and equality tests that refuse an invalid assertion value (RFC 4511 4.5.1.7:
+ * the filter item is then Undefined).
  * Candidates to move into src/store/matching.ts.
  */
 import { parseDn } from '../../store/dn.js';
 import { normalizeValue } from '../../store/matching.js';
 import type { AttributeType, Equality } from '../../store/schema.js';
+import { parseGeneralizedTime } from '../../store/time.js';
+
+/** Moved to src/store/time.ts; still exported here for the modules that import it from this path (lockout.ts). */
+export { parseGeneralizedTime };
 
 /** RFC 4511 three-valued logic: TRUE, FALSE, or undefined for Undefined. */
 export type Truth = boolean | undefined;
@@ -38,47 +43,6 @@ export function parseInteger(value: Buffer): bigint | undefined {
 export function parseBoolean(value: Buffer): boolean | undefined {
   const text = value.toString('utf8').trim().toUpperCase();
   return text === 'TRUE' ? true : text === 'FALSE' ? false : undefined;
-}
-
-const TIME = /^(\d{4})(\d{2})(\d{2})(\d{2})(?:(\d{2})(\d{2})?)?(?:[.,](\d+))?(Z|[+-]\d{2}(?:\d{2})?)?$/i;
-
-function daysInMonth(year: number, month: number): number {
-  return new Date(Date.UTC(2000, month, 0)).getUTCDate() - (month === 2 && !isLeapYear(year) ? 1 : 0);
-}
-
-function isLeapYear(year: number): boolean {
-  return (year % 4 === 0 && year % 100 !== 0) || year % 400 === 0;
-}
-
-/** A time zone 'Z', '+hh' or '-hhmm' as minutes east of UTC; no zone is taken as UTC. */
-function zoneMinutes(zone: string | undefined): number | undefined {
-  if (zone === undefined || zone.toUpperCase() === 'Z') return 0;
-  const hours = Number(zone.slice(1, 3));
-  const minutes = zone.length > 3 ? Number(zone.slice(3, 5)) : 0;
-  if (hours > 23 || minutes > 59) return undefined;
-  return (zone[0] === '-' ? -1 : 1) * (hours * 60 + minutes);
-}
-
-/**
- * A GeneralizedTime (RFC 4517 3.3.13) as milliseconds since the epoch, UTC, fractions kept:
- * `YYYYMMDDHH[MM[SS]][(.|,)fraction][Z|+hh[mm]|-hh[mm]]`. The fraction is of the last unit
- * given; a missing zone is read as UTC (lenient). Undefined when it does not parse.
- */
-export function parseGeneralizedTime(value: Buffer): number | undefined {
-  const match = TIME.exec(value.toString('utf8').trim());
-  if (!match) return undefined;
-  const [year, month, day, hour] = match.slice(1, 5).map(Number) as [number, number, number, number];
-  const minute = match[5] === undefined ? 0 : Number(match[5]);
-  const second = match[6] === undefined ? 0 : Number(match[6]);
-  const offset = zoneMinutes(match[8]);
-  if (offset === undefined || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return undefined;
-  if (hour > 23 || minute > 59 || second > 60) return undefined;
-  const unit = match[6] !== undefined ? 1000 : match[5] !== undefined ? 60_000 : 3_600_000;
-  const fraction = match[7] === undefined ? 0 : Number(`0.${match[7]}`) * unit;
-  const date = new Date(0);
-  date.setUTCFullYear(year, month - 1, day);
-  date.setUTCHours(hour, minute, second, 0);
-  return date.getTime() + fraction - offset * 60_000;
 }
 
 /** Whether the assertion is a valid value for the rule; an invalid one makes the item Undefined. */

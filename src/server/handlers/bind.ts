@@ -3,9 +3,11 @@
  * registry, under the password policy (../password-policy.ts). An unknown DN, a wrong password
  * and a locked account all answer invalidCredentials, after a dummy verification for an unknown
  * DN and no sooner than the slowest recent verification, so neither the answer nor its timing
- * tells which. A wrong password counts toward lockout; the verified-bind cache may answer a
- * repeat bind of a costly scheme; after a success, a stored value the policy wants re-encoded is
- * re-encoded once the bind has answered.
+ * tells which. With lockout on, a bind of an entry reserves an attempt before verifying (waiting
+ * in line while every attempt left is being verified, see ../lockout.ts), a wrong password counts
+ * toward lockout, and a match answers success only if the account is not locked at that moment.
+ * The verified-bind cache may answer a repeat bind of a costly scheme; after a success, a stored
+ * value the policy wants re-encoded is re-encoded once the bind has answered.
  */
 import { normalizeDn, parseDn, values, ResultCode, type Dn, type Entry } from '../../store/index.js';
 import type { OperationContext, Reply } from '../context.js';
@@ -103,6 +105,10 @@ interface Account {
   readonly entry?: Entry;
 }
 
+/** An entry's account, read whole because lockout is on. */
+type EntryAccount = Account & { readonly entry: Entry };
+const hasEntry = (account: Account): account is EntryAccount => account.entry !== undefined;
+
 const texts = (stored: readonly Buffer[]): string[] => stored.map((value) => value.toString('utf8'));
 
 function lookupAccount(context: OperationContext, dn: Dn, normalized: string): Account {
@@ -111,6 +117,25 @@ function lookupAccount(context: OperationContext, dn: Dn, normalized: string): A
   if (!policy.lockout.enabled) return { isAdmin: false, stored: texts(store.valuesSync(dn, 'userPassword') ?? []) };
   const entry = store.getSync(dn);
   return entry ? { isAdmin: false, stored: texts(values(entry, 'userPassword')), entry } : { isAdmin: false, stored: [] };
+}
+
+/**
+ * Lockout's say before a password of this entry is verified: the account (read again if the bind
+ * had to wait its turn) with an attempt reserved, or undefined when the bind is refused (locked).
+ */
+async function reserveAttempt(context: OperationContext, parsed: BindDn, account: EntryAccount): Promise<EntryAccount | undefined> {
+  const { policy: { lockout }, log } = context.server;
+  if (lockout.isLocked(parsed.normalized, account.entry)) return undefined;
+  const reserved = lockout.reserve(parsed.normalized);
+  if (reserved === true) return account;
+  if (reserved === false) return undefined;
+  log.debug({ dn: parsed.normalized }, 'bind waits: every attempt left is being verified');
+  if (!(await reserved)) return undefined;
+  // Its turn came: the entry may have changed (locked by the admin, a new password) while it waited.
+  const current = lookupAccount(context, parsed.dn, parsed.normalized);
+  if (hasEntry(current) && !lockout.isLocked(parsed.normalized, current.entry)) return current;
+  lockout.release(parsed.normalized);
+  return undefined;
 }
 
 /** After a successful bind of an entry: lockout records reset, the stored value re-encoded if the policy says so. */
@@ -138,20 +163,50 @@ export async function bind(request: BindRequest, context: OperationContext): Pro
   const started = performance.now();
   const parsed = parseBindDn(request.name);
   const account = lookupAccount(context, parsed.dn, parsed.normalized);
-  const { lockout } = context.server.policy;
-  if (account.entry && lockout.isLocked(parsed.normalized, account.entry)) {
-    context.server.log.debug({ dn: parsed.normalized }, 'bind refused: the account is locked');
-    await failureFloor.wait(started);
-    return INVALID;
-  }
+  if (hasEntry(account)) return bindEntry(context, request.name, parsed, account, password, started);
   const matched = await matchingValue(context, parsed.normalized, password, account.stored);
   if (matched === undefined) {
-    if (account.entry) await lockout.failed(parsed.dn, parsed.normalized);
     await failureFloor.wait(started);
     return INVALID;
   }
-  remember(request.name, parsed);
-  session.bindAs(request.name, account.isAdmin, parsed.normalized);
+  return succeed(context, request.name, parsed, account, password, matched);
+}
+
+/** A bind of an entry under lockout: an attempt reserved, verified, counted; success only if still not locked. */
+async function bindEntry(
+  context: OperationContext, name: string, parsed: BindDn, looked: EntryAccount, password: Buffer, started: number,
+): Promise<Reply> {
+  const { policy: { lockout }, log } = context.server;
+  const refuse = async (why: string): Promise<Reply> => {
+    log.debug({ dn: parsed.normalized }, why);
+    await failureFloor.wait(started);
+    return INVALID;
+  };
+  const account = await reserveAttempt(context, parsed, looked);
+  if (account === undefined) return refuse('bind refused: the account is locked');
+  let matched: string | undefined;
+  try {
+    matched = await matchingValue(context, parsed.normalized, password, account.stored);
+  } catch (error) {
+    lockout.release(parsed.normalized);
+    throw error;
+  }
+  if (matched === undefined) {
+    await lockout.failed(parsed.dn, parsed.normalized);
+    await failureFloor.wait(started);
+    return INVALID;
+  }
+  if (lockout.lockedNow(parsed.dn, parsed.normalized)) {
+    lockout.release(parsed.normalized);
+    return refuse('bind refused: the account was locked during the verification');
+  }
+  return succeed(context, name, parsed, account, password, matched);
+}
+
+function succeed(context: OperationContext, name: string, parsed: BindDn, account: Account, password: Buffer, matched: string): Reply {
+  const { session } = context;
+  remember(name, parsed);
+  session.bindAs(name, account.isAdmin, parsed.normalized);
   if (!account.isAdmin) afterSuccess(context, parsed, account, password, matched);
   return { code: ResultCode.success };
 }

@@ -2,7 +2,7 @@
 import { ResultCode, attributeType, normalizeDn, parseDn, values } from '../../store/index.js';
 import { matches } from '../filter/index.js';
 import type { Request } from '../protocol/types.js';
-import { mayReadPassword, requireAccess } from '../access.js';
+import { readable, requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 
 type CompareRequest = Extract<Request, { kind: 'compare' }>;
@@ -13,8 +13,9 @@ export async function compare(request: CompareRequest, context: OperationContext
   const dn = parseDn(request.dn);
   const entry = await store.require(dn);
   const type = attributeType(request.attribute);
-  if (type.key === 'userpassword' && !mayReadPassword(context.session, normalizeDn(dn))) {
-    return { code: ResultCode.insufficientAccessRights, message: 'userPassword may not be compared' };
+  // Refused whether or not the entry holds the attribute: neither answer may tell.
+  if (!readable(context.session, normalizeDn(dn)).attribute(request.attribute)) {
+    return { code: ResultCode.insufficientAccessRights, message: `${type.name} may not be compared` };
   }
   if (values(entry, request.attribute).length === 0) return { code: ResultCode.noSuchAttribute };
   const equal = matches({ type: 'equality', attribute: request.attribute, value: request.value }, entry);

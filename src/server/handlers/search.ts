@@ -4,12 +4,12 @@
  * selected per request, size and time limits (client's and server's), simple paged results,
  * and abandon.
  */
-import { ResultCode, normalizeDn, parseDn, typeKey, type Entry } from '../../store/index.js';
+import { ResultCode, normalizeDn, parseDn, type Entry } from '../../store/index.js';
 import { indexHint, matches, mentionsAttribute } from '../filter/index.js';
 import { encodeSearchEntry } from '../protocol/index.js';
 import type { Request } from '../protocol/types.js';
 import { parseSelection, selectAttributes, wantsComputed, type Selection } from '../attributes.js';
-import { mayReadPassword, requireAccess } from '../access.js';
+import { readable, requireAccess, type Readable } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { Abandoned } from '../errors.js';
 import { pagingOf, pagedReply, type Paging } from './search-paging.js';
@@ -35,26 +35,29 @@ interface Walk {
   readonly needsSubordinates: boolean;
 }
 
-async function sendEntry(walk: Walk, { entry, hasSubordinates, showPassword }: Matched): Promise<void> {
+async function sendEntry(walk: Walk, { entry, hasSubordinates, readable }: Matched): Promise<void> {
   const { context, request } = walk;
-  const attributes = selectAttributes(entry, walk.selection, { showPassword, typesOnly: request.typesOnly, hasSubordinates });
+  const attributes = selectAttributes(entry, walk.selection, { readable, typesOnly: request.typesOnly, hasSubordinates });
   await context.send(encodeSearchEntry(request.messageId, entry.dn, attributes));
 }
 
-/** What the filter may test: without userPassword unless the viewer may read it, so no filter can probe a hash. */
-function filterView(entry: Entry, showPassword: boolean): Entry {
-  if (showPassword) return entry;
-  return { dn: entry.dn, attributes: entry.attributes.filter((attribute) => typeKey(attribute.name) !== 'userpassword') };
+/**
+ * What the filter may test: the attributes the viewer may see, so that no filter can probe a
+ * hash or tell a locked account (without the right, the entry looks as if it lacked them).
+ */
+function filterView(entry: Entry, readable: Readable): Entry {
+  if (readable.all) return entry;
+  return { dn: entry.dn, attributes: entry.attributes.filter((attribute) => readable.attribute(attribute.name)) };
 }
 
 /** The entry with its hasSubordinates (when needed) if it matches the search, else undefined. */
 async function check(walk: Walk, entry: Entry): Promise<Matched | undefined> {
   const normalized = normalizeDn(entry.dn);
   if (walk.request.scope === 'children' && normalized === walk.baseKey) return undefined;
-  const showPassword = mayReadPassword(walk.context.session, normalized);
+  const view = readable(walk.context.session, normalized);
   const hasSubordinates = walk.needsSubordinates ? await walk.context.server.store.hasChildren(entry.dn) : undefined;
-  const match = matches(walk.request.filter, filterView(entry, showPassword), { hasSubordinates }) === true;
-  return match ? { entry, hasSubordinates, showPassword } : undefined;
+  const match = matches(walk.request.filter, filterView(entry, view), { hasSubordinates }) === true;
+  return match ? { entry, hasSubordinates, readable: view } : undefined;
 }
 
 /**

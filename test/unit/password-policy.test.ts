@@ -154,22 +154,28 @@ describe('verified-bind cache', () => {
   });
 });
 
+/** A new store with the base, ou=People and users 1..6 (userPassword {SSHA}old-N). */
+async function storeWithUsers(prefix: string): Promise<{ dir: { path: string; remove: () => Promise<void> }; store: DirectoryStore }> {
+  const dir = await tempDir(prefix);
+  const store = await DirectoryStore.open(dir.path);
+  for (const entry of [BASE, PEOPLE]) await store.add(entry, { allowNewSuffix: true });
+  for (let n = 1; n <= 6; n++) await addEntry(store, person(n, { userPassword: `{SSHA}old-${n}` }), { actor: 'cn=admin' });
+  return { dir, store };
+}
+
+const dnOf = (n: number) => parseDn(`uid=user.${n},ou=People,dc=example,dc=com`);
+const keyOf = (n: number) => `uid=user.${n},ou=people,dc=example,dc=com`;
+
 describe('lockout and re-encoding against a store', () => {
   let dir: { path: string; remove: () => Promise<void> };
   let store: DirectoryStore;
   before(async () => {
-    dir = await tempDir('leveldap-lockout-');
-    store = await DirectoryStore.open(dir.path);
-    for (const entry of [BASE, PEOPLE]) await store.add(entry, { allowNewSuffix: true });
-    for (let n = 1; n <= 6; n++) await addEntry(store, person(n, { userPassword: `{SSHA}old-${n}` }), { actor: 'cn=admin' });
+    ({ dir, store } = await storeWithUsers('leveldap-lockout-'));
   });
   after(async () => {
     await store?.close();
     await dir?.remove();
   });
-
-  const dnOf = (n: number) => parseDn(`uid=user.${n},ou=People,dc=example,dc=com`);
-  const keyOf = (n: number) => `uid=user.${n},ou=people,dc=example,dc=com`;
 
   test('32 concurrent failures with a limit of 5: one lock written, failures recorded, the account locked', async () => {
     const { log, lines } = recordingLogger();
@@ -279,18 +285,12 @@ describe('lockout: attempts reserved before a password is verified', () => {
   let dir: { path: string; remove: () => Promise<void> };
   let store: DirectoryStore;
   before(async () => {
-    dir = await tempDir('leveldap-attempts-');
-    store = await DirectoryStore.open(dir.path);
-    for (const entry of [BASE, PEOPLE]) await store.add(entry, { allowNewSuffix: true });
-    for (let n = 1; n <= 6; n++) await addEntry(store, person(n, { userPassword: `{SSHA}old-${n}` }), { actor: 'cn=admin' });
+    ({ dir, store } = await storeWithUsers('leveldap-attempts-'));
   });
   after(async () => {
     await store?.close();
     await dir?.remove();
   });
-
-  const dnOf = (n: number) => parseDn(`uid=user.${n},ou=People,dc=example,dc=com`);
-  const keyOf = (n: number) => `uid=user.${n},ou=people,dc=example,dc=com`;
   const lockoutOf = (settings: Partial<PasswordPolicy>, now?: () => number) => {
     const { log, lines } = recordingLogger();
     return { lockout: new Lockout(policy({ lockoutDuration: 0, ...settings }), store, log, new BackgroundTasks(log), now), lines };

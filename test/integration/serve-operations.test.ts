@@ -86,6 +86,13 @@ describe('leveldap serve with the OpenLDAP clients', { skip }, () => {
       assert.equal(result.stdout.trim(), `dn:${server.adminDn}`);
     });
 
+    test('a DN written with stray spaces: Who Am I answers it without them, case kept', async () => {
+      const spaced = { dn: `uid = user.1 , ou=People,  dc=example , dc=com`, password: 'password' };
+      const result = await whoami(spaced);
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal(result.stdout.trim(), 'dn:uid=user.1,ou=People,dc=example,dc=com');
+    });
+
     test('anonymous: exit 0, "anonymous"', async () => {
       const result = await whoami();
       assert.equal(result.code, 0, result.stderr);

@@ -9,7 +9,7 @@
  * The verified-bind cache may answer a repeat bind of a costly scheme; after a success, a stored
  * value the policy wants re-encoded is re-encoded once the bind has answered.
  */
-import { normalizeDn, parseDn, values, ResultCode, type Dn, type Entry } from '../../store/index.js';
+import { formatDn, normalizeDn, parseDn, values, ResultCode, type Dn, type Entry } from '../../store/index.js';
 import type { OperationContext, Reply } from '../context.js';
 import type { Request } from '../protocol/types.js';
 
@@ -73,6 +73,8 @@ async function matchingValue(context: OperationContext, key: string, password: B
 interface BindDn {
   readonly dn: Dn;
   readonly normalized: string;
+  /** RFC 4514 without the client's stray spaces: the identity Who Am I and modifiersName show. */
+  readonly pretty: string;
 }
 
 /**
@@ -88,7 +90,7 @@ function parseBindDn(name: string): BindDn {
   const cached = boundNames.get(name);
   if (cached) return cached;
   const dn = parseDn(name);
-  return { dn, normalized: normalizeDn(dn) };
+  return { dn, normalized: normalizeDn(dn), pretty: formatDn(dn) };
 }
 
 /** Remembers a DN that just bound (short ones only: the cache must not be a way to fill memory). */
@@ -206,7 +208,7 @@ async function bindEntry(
 function succeed(context: OperationContext, name: string, parsed: BindDn, account: Account, password: Buffer, matched: string): Reply {
   const { session } = context;
   remember(name, parsed);
-  session.bindAs(name, account.isAdmin, parsed.normalized);
+  session.bindAs(parsed.pretty, account.isAdmin, parsed.normalized);
   if (!account.isAdmin) afterSuccess(context, parsed, account, password, matched);
   return { code: ResultCode.success };
 }

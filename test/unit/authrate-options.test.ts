@@ -74,14 +74,16 @@ describe('authrate options: values', () => {
     assert.equal(config.keepConnectionsOpen, true);
   });
 
-  test('the password from a file (first line) or the environment', async () => {
+  test('the password from a file (first line) or the environment; PingDS\'s --bindPassword:file / :env spellings too', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'authrate-'));
     const file = join(dir, 'pw');
     await writeFile(file, 'from-file\r\nignored\n');
     assert.equal(parseAuthrateOptions([...DN, '-j', file]).password.toString(), 'from-file');
+    assert.equal(parseAuthrateOptions([...DN, '--bindPassword:file', file]).password.toString(), 'from-file');
     await rm(dir, { recursive: true });
     process.env['AUTHRATE_TEST_PASSWORD'] = 'from-env';
     assert.equal(parseAuthrateOptions([...DN, '--bindPasswordEnv', 'AUTHRATE_TEST_PASSWORD']).password.toString(), 'from-env');
+    assert.equal(parseAuthrateOptions([...DN, '--bindPassword:env', 'AUTHRATE_TEST_PASSWORD']).password.toString(), 'from-env');
     assert.throws(() => parseAuthrateOptions([...DN, '-j', join(dir, 'gone')]), AuthrateUsageError);
   });
 

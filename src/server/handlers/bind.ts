@@ -21,13 +21,18 @@ const CONFIDENTIALITY_REQUIRED: Reply = { code: 13, message: 'confidentiality re
 
 /**
  * Failed binds answer no sooner than the slowest recent verification (a decaying maximum), so
- * neither an unknown DN nor a cheap stored scheme answers faster than a costly one.
+ * neither an unknown DN nor a cheap stored scheme answers faster than a costly one. The maximum
+ * decays with every verification and with time (halved every FLOOR_HALF_LIFE_MS), so one sample
+ * inflated by a stall (a long GC, a busy thread pool) does not slow every failed bind for long.
  */
 class FailureFloor {
   private floorMs = 0;
+  private updatedAt = performance.now();
 
-  observe(millis: number): void {
-    this.floorMs = Math.min(MAX_FLOOR_MS, Math.max(this.floorMs * 0.999, millis));
+  observe(millis: number, now = performance.now()): void {
+    const decayed = this.floorMs * 0.999 * 0.5 ** ((now - this.updatedAt) / FLOOR_HALF_LIFE_MS);
+    this.floorMs = Math.min(MAX_FLOOR_MS, Math.max(decayed, millis));
+    this.updatedAt = now;
   }
 
   async wait(startedAt: number): Promise<void> {
@@ -36,6 +41,7 @@ class FailureFloor {
   }
 }
 
+const FLOOR_HALF_LIFE_MS = 5000;
 const MAX_FLOOR_MS = 2000;
 const failureFloor = new FailureFloor();
 

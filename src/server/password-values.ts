@@ -34,8 +34,13 @@ async function storedForm(value: Buffer, writer: Identity, server: ServerContext
   return value;
 }
 
-/** Quality: a new plain-text password has at least `min` characters (Unicode code points). */
+/** No plain-text password longer than this is stored: hashing cost and storage stay bounded whatever the scheme. */
+export const MAX_PASSWORD_BYTES = 4096;
+
+/** Quality: a new plain-text password has at least `min` characters (Unicode code points), and at most MAX_PASSWORD_BYTES bytes. */
 function checkLength(text: string, min: number): void {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > MAX_PASSWORD_BYTES) throw refuse(`the new password is too long: ${bytes} bytes, at most ${MAX_PASSWORD_BYTES}`);
   const length = [...text].length;
   if (length < min) throw refuse(`the new password is too short: ${length} characters, the password policy asks for at least ${min}`);
 }

@@ -236,13 +236,17 @@ describe('leveldap serve: lockout (--max-failures 5 --lockout-duration 0)', { sk
     assert.equal(logLines(server, 'account locked after failed binds').length, 1, 'only user.1\'s lock');
   });
 
-  test('quality with the default policy: at least 8 characters', async () => {
+  test('quality with the default policy: at least 8 characters, at most 4096 bytes', async () => {
     const short = await client.passwd(user(6), '-s', 'seven77');
     assert.equal(short.code, 1);
     assert.match(short.stdout + short.stderr, /Constraint violation \(19\)/);
     assert.match(short.stdout + short.stderr, /too short: 7 characters, the password policy asks for at least 8/);
     assert.equal((await client.passwd(user(6), '-s', 'eight888')).code, 0);
     assert.equal(await client.whoami(user(6, 'eight888')), 0);
+    const long = await client.passwd(user(6, 'eight888'), '-s', 'x'.repeat(4097));
+    assert.equal(long.code, 1);
+    assert.match(long.stdout + long.stderr, /too long: 4097 bytes, at most 4096/);
+    assert.equal(await client.whoami(user(6, 'eight888')), 0, 'unchanged');
   });
 });
 

@@ -3,6 +3,10 @@
  * search-then-bind, SearchRequests and StartTLS) encoded directly; of a response only the
  * messageID, the operation tag, the resultCode and an entry's DN are read, nothing else parsed.
  */
+import {
+  elementSize, integerSize, stringLength, writeHeader, writeInteger, writeOctets, writeString,
+} from '../server/protocol/tlv.js';
+import { START_TLS_OID } from '../server/protocol/index.js';
 
 function lengthBytes(length: number): Buffer {
   if (length < 0x80) return Buffer.from([length]);
@@ -32,40 +36,24 @@ const octets = (text: string, tag = 0x04): Buffer => tlv(tag, Buffer.from(text, 
 /** Response operation tags (RFC 4511 4.2 - 4.12). */
 export const SEARCH_ENTRY = 0x64;
 export const SEARCH_DONE = 0x65;
-export const SEARCH_REFERENCE = 0x73;
 
-export const START_TLS_OID = '1.3.6.1.4.1.1466.20037';
-
-const lengthSize = (length: number): number => (length < 0x80 ? 1 : 1 + Math.ceil(Math.log2(length + 1) / 8));
-
-/** Writes a BER length at `offset`; returns the offset after it. */
-function writeLength(buffer: Buffer, offset: number, length: number): number {
-  if (length < 0x80) return buffer.writeUInt8(length, offset);
-  const size = lengthSize(length) - 1;
-  buffer.writeUInt8(0x80 | size, offset);
-  buffer.writeUIntBE(length, offset + 1, size);
-  return offset + 1 + size;
-}
 
 /**
  * LDAPMessage { messageID, [APPLICATION 0] BindRequest { version 3, name, [0] simple } }, written
- * straight into one buffer: the load clients send one per bind.
+ * straight into one exactly-sized buffer with the server's own response writers (tlv.ts): the load
+ * clients send one per bind.
  */
 export function encodeSimpleBind(messageId: number, dn: string, password: Buffer): Buffer {
-  const id = integer(messageId);
-  const dnLength = Buffer.byteLength(dn, 'utf8');
-  const bindLength = 3 + 1 + lengthSize(dnLength) + dnLength + 1 + lengthSize(password.byteLength) + password.byteLength;
-  const messageLength = id.byteLength + 1 + lengthSize(bindLength) + bindLength;
-  const buffer = Buffer.allocUnsafe(1 + lengthSize(messageLength) + messageLength);
-  let offset = writeLength(buffer, buffer.writeUInt8(0x30, 0), messageLength);
-  offset += id.copy(buffer, offset);
-  offset = writeLength(buffer, buffer.writeUInt8(0x60, offset), bindLength);
-  offset = buffer.writeUInt8(0x01, buffer.writeUInt8(0x02, offset));
-  offset = buffer.writeUInt8(0x03, offset);
-  offset = writeLength(buffer, buffer.writeUInt8(0x04, offset), dnLength);
-  offset += buffer.write(dn, offset, 'utf8');
-  offset = writeLength(buffer, buffer.writeUInt8(0x80, offset), password.byteLength);
-  password.copy(buffer, offset);
+  const dnLength = stringLength(dn);
+  const bindLength = elementSize(integerSize(3)) + elementSize(dnLength) + elementSize(password.byteLength);
+  const messageLength = elementSize(integerSize(messageId)) + elementSize(bindLength);
+  const buffer = Buffer.allocUnsafe(elementSize(messageLength));
+  let pos = writeHeader(buffer, 0, 0x30, messageLength);
+  pos = writeInteger(buffer, pos, 0x02, messageId);
+  pos = writeHeader(buffer, pos, 0x60, bindLength);
+  pos = writeInteger(buffer, pos, 0x02, 3);
+  pos = writeString(buffer, pos, 0x04, dn, dnLength);
+  writeOctets(buffer, pos, 0x80, password);
   return buffer;
 }
 

@@ -2,9 +2,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import filters from '@ldapjs/filter';
 import {
-  SEARCH_DONE, SEARCH_ENTRY, START_TLS_OID, encodeSearch, encodeSimpleBind, encodeStartTls, readCode, readEntryDn, readMessage, readResult,
+  SEARCH_DONE, SEARCH_ENTRY, encodeSearch, encodeSimpleBind, encodeStartTls, readCode, readEntryDn, readMessage, readResult,
 } from '../../src/bench/bind-wire.js';
-import { decodeRequest, decodeRequestFully, encodeBindResponse, encodeSearchDone, encodeSearchEntry } from '../../src/server/protocol/index.js';
+import { START_TLS_OID, decodeRequest, decodeRequestFully, encodeBindResponse, encodeSearchDone, encodeSearchEntry } from '../../src/server/protocol/index.js';
 
 // The load clients' hand-written encodings, read back by the server's own decoder, and the
 // server's responses read by the clients' minimal readers.

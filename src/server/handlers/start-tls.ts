@@ -6,13 +6,14 @@
  * it is for a slapd without TLS.
  */
 import { ResultCode } from '../../store/index.js';
+import { START_TLS_OID } from '../protocol/index.js';
 import type { Request } from '../protocol/types.js';
 import type { Reply } from '../context.js';
 import type { Session } from '../session.js';
 
 export type ExtendedRequest = Extract<Request, { kind: 'extended' }>;
 
-export const START_TLS_OID = '1.3.6.1.4.1.1466.20037';
+export { START_TLS_OID };
 
 export function isStartTls(request: Request): request is ExtendedRequest {
   return request.kind === 'extended' && request.oid === START_TLS_OID;

@@ -24,6 +24,9 @@ export type ResponseOp = (typeof ResponseOp)[keyof typeof ResponseOp];
 /** The unsolicited notification sent before the server closes a connection (RFC 4511 4.4.1). */
 export const NOTICE_OF_DISCONNECTION_OID = '1.3.6.1.4.1.1466.20036';
 
+/** The StartTLS extended operation (RFC 4511 4.14). */
+export const START_TLS_OID = '1.3.6.1.4.1.1466.20037';
+
 
 export interface EntryAttribute {
   readonly name: string;

@@ -12,6 +12,7 @@ export {
   encodeSearchDone,
   encodeSearchEntry,
   NOTICE_OF_DISCONNECTION_OID,
+  START_TLS_OID,
   ResponseOp,
   type EntryAttribute,
 } from './encode.js';

@@ -6,15 +6,12 @@
  * resident memory at the end of the run, and the ratio. Logging is off on both servers (slapd loglevel is its default; leveldap --log-level warn).
  * Run: npm run build && node dist/scripts/bench-binds.js     (USERS, SECONDS, CONNECTIONS, ROUNDS, SCHEMES)
  */
-import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runBindLoad, type LoadResult } from '../src/bench/bind-load.js';
-import { canConnect, createSlapd, freePort, type Slapd } from '../test/helpers/slapd.js';
-import { leveldapBin } from '../test/helpers/paths.js';
 import { cpuSeconds, residentBytes } from '../src/bench/process-stats.js';
+import { makeLdifFile, startLeveldap, startSlapd, type BenchServer } from '../src/bench/scheme-servers.js';
 
 const USERS = Number(process.env.USERS ?? 10_000);
 const SECONDS = Number(process.env.SECONDS ?? 10);
@@ -23,51 +20,10 @@ const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const SCHEMES = (process.env.SCHEMES ?? 'SSHA512,PBKDF2-SHA256').split(',');
 const SUFFIX = 'dc=example,dc=com';
 
-function leveldap(args: string[], input?: Buffer): Buffer {
-  const result = spawnSync(process.execPath, [leveldapBin, ...args], { input, maxBuffer: 1 << 30 });
-  if (result.status !== 0) throw new Error(`leveldap ${args[0]} failed: ${result.stderr.toString()}`);
-  return result.stdout;
-}
-
-async function waitForPort(port: number): Promise<void> {
-  for (let i = 0; i < 200; i += 1) {
-    if (await canConnect(port)) return;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`nothing listens on ${port}`);
-}
-
-interface Server {
-  readonly name: string;
-  readonly port: number;
-  readonly pid: number;
-  stop(): Promise<void>;
-}
-
-async function startLeveldap(dir: string, ldif: Buffer): Promise<Server> {
-  leveldap(['import-ldif', '-', '--data', join(dir, 'db')], ldif);
-  const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [leveldapBin, 'serve', '--data', join(dir, 'db'), '--port', String(port),
-    '--log-level', 'warn'], { stdio: ['ignore', 'ignore', 'inherit'], env: { ...process.env, LEVELDAP_ADMIN_PASSWORD: 'bench' } });
-  await waitForPort(port);
-  return {
-    name: 'leveldap', port, pid: child.pid!,
-    stop: () => new Promise((resolve) => { child.once('exit', () => resolve()); child.kill('SIGTERM'); }),
-  };
-}
-
-async function startSlapd(ldif: Buffer): Promise<Server> {
-  const slapd: Slapd = await createSlapd({ suffix: SUFFIX });
-  await slapd.slapadd(ldif.toString('utf8'));
-  await slapd.start();
-  const pid = Number(readFileSync(join(slapd.dir, 'slapd.pid'), 'utf8'));
-  return { name: 'slapd', port: slapd.port, pid, stop: () => slapd.stop() };
-}
-
 /** A load run, with the server's CPU seconds over it and its resident memory at the end. */
 type Measured = LoadResult & { cpu: number; rssMb: number };
 
-async function measure(server: Server): Promise<Measured> {
+async function measure(server: BenchServer): Promise<Measured> {
   let cpuAtStart = 0;
   let cpu = 0;
   const onCounting = (counting: boolean) => {
@@ -89,11 +45,13 @@ function row(scheme: string, name: string, r: Measured): string {
 
 async function benchScheme(scheme: string): Promise<string[]> {
   process.stderr.write(`${scheme}: generating ${USERS} users...\n`);
-  const ldif = leveldap(['make-ldif', '--users', String(USERS), '--scheme', scheme, '--seed', 'bench']);
   const dir = await mkdtemp(join(tmpdir(), 'leveldap-bench-'));
-  const servers = [await startSlapd(ldif), await startLeveldap(dir, ldif)];
+  const ldif = join(dir, 'users.ldif');
+  const servers: BenchServer[] = [];
   const best = new Map<string, Measured>();
   try {
+    await makeLdifFile(ldif, ['--users', String(USERS), '--scheme', scheme, '--seed', 'bench', '--base-dn', SUFFIX]);
+    servers.push(await startSlapd(ldif), await startLeveldap(ldif, dir, []));
     for (let round = 1; round <= ROUNDS; round += 1) {
       for (const server of servers) {
         process.stderr.write(`${scheme}: round ${round}, ${server.name}...\n`);

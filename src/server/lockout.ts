@@ -16,10 +16,9 @@
  * concurrent binds included, and none is being verified when the lock is set.
  */
 import type { Logger } from 'pino';
-import { generalizedTime, updateEntry, values, type DirectoryStore, type Dn, type Entry, type Modification } from '../store/index.js';
+import { generalizedTime, parseGeneralizedTime, updateEntry, values, type DirectoryStore, type Dn, type Entry, type Modification } from '../store/index.js';
 import type { PasswordPolicy } from '../password/index.js';
 import type { BackgroundTasks } from './background.js';
-import { parseGeneralizedTime } from './filter/values.js';
 
 const LOCKED = 'pwdAccountLockedTime';
 const FAILURES = 'pwdFailureTime';

@@ -10,9 +10,6 @@ import { normalizeValue } from '../../store/matching.js';
 import type { AttributeType, Equality } from '../../store/schema.js';
 import { parseGeneralizedTime } from '../../store/time.js';
 
-/** Moved to src/store/time.ts; still exported here for the modules that import it from this path (lockout.ts). */
-export { parseGeneralizedTime };
-
 /** RFC 4511 three-valued logic: TRUE, FALSE, or undefined for Undefined. */
 export type Truth = boolean | undefined;
 

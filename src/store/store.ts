@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { Level } from 'level';
-import { formatDn, normalizeRdn, parseDn, type Dn } from './dn.js';
+import { formatDn, normalizeRdn, parseDn, type Dn, type Rdn } from './dn.js';
 import { decodeEntry, decodeValues, encodeEntry } from './codec.js';
 import { values, type Entry } from './entry.js';
 import { DirectoryError, StoreError } from './errors.js';
@@ -65,6 +65,18 @@ type Db = Level<string, Buffer>;
 export type BatchOp = { type: 'put'; key: string; value: Buffer } | { type: 'del'; key: string };
 
 const EMPTY = Buffer.alloc(0);
+export const put = (key: string, value: Buffer = EMPTY): BatchOp => ({ type: 'put', key, value });
+export const del = (key: string): BatchOp => ({ type: 'del', key });
+
+/** The entry record at `key` and its one-level index key under `parentKey` (the child's dnKey as value). */
+export function placementOps(key: string, parentKey: string, rdn: Rdn, entry: Entry): BatchOp[] {
+  return [put(entryKey(key), encodeEntry(entry)), put(childKey(parentKey, normalizeRdn(rdn)), Buffer.from(key))];
+}
+
+/** The removal of what {@link placementOps} wrote. */
+export function removalOps(key: string, parentKey: string, rdn: Rdn): BatchOp[] {
+  return [del(entryKey(key)), del(childKey(parentKey, normalizeRdn(rdn)))];
+}
 
 async function openLevel(dir: string, createIfMissing: boolean, cacheMb: number): Promise<Db> {
   if (!createIfMissing && !existsSync(dir)) throw new StoreError(`there is no database at ${dir}`);
@@ -211,12 +223,9 @@ export class DirectoryStore {
     if (exists(key)) throw new DirectoryError('entryAlreadyExists', `entry ${entry.dn} already exists`);
     const newSuffix = this.needsNewSuffix(dn, keys, options, exists);
     const stored = withCreationAttributes(entry, options.actor ?? '');
-    const ops: BatchOp[] = [
-      { type: 'put', key: entryKey(key), value: encodeEntry(stored) },
-      { type: 'put', key: childKey(parentKey, normalizeRdn(dn[0]!)), value: Buffer.from(key) },
-    ];
-    for (const indexKey of indexKeys(stored, key, this.indexed)) ops.push({ type: 'put', key: indexKey, value: EMPTY });
-    if (newSuffix) ops.push({ type: 'put', key: suffixKey(key), value: EMPTY });
+    const ops = placementOps(key, parentKey, dn[0]!, stored);
+    for (const indexKey of indexKeys(stored, key, this.indexed)) ops.push(put(indexKey));
+    if (newSuffix) ops.push(put(suffixKey(key)));
     return { key, ops, newSuffix };
   }
 

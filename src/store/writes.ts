@@ -9,15 +9,15 @@
  * and delete take the entry; rename takes the entry, its new name and its new parent. So a
  * child cannot be added under a parent being deleted or renamed, and no update is lost.
  */
-import { formatDn, normalizeRdn, parseDn, type Dn, type Rdn } from './dn.js';
+import { formatDn, parseDn, type Dn, type Rdn } from './dn.js';
 import { groupAttributes, type Entry } from './entry.js';
 import { DirectoryError } from './errors.js';
 import { indexKeys } from './indexes.js';
-import { ancestorKeys, childKey, entryKey, inSubtree, suffixKey } from './keys.js';
+import { ancestorKeys, entryKey, inSubtree, suffixKey } from './keys.js';
 import { encodeEntry } from './codec.js';
 import { applyModifications, renamed, withRdnValues, type Modification } from './modification.js';
 import { withModificationAttributes } from './operational.js';
-import type { BatchOp, DirectoryStore } from './store.js';
+import { del, placementOps, put, removalOps, type BatchOp, type DirectoryStore } from './store.js';
 import { checkModifiedEntry, checkValues, checkWritableAttribute } from './validate.js';
 
 export interface WriteOptions {
@@ -44,9 +44,6 @@ export interface Rename {
   readonly newSuperior?: Dn;
 }
 
-const EMPTY = Buffer.alloc(0);
-const put = (key: string, value: Buffer = EMPTY): BatchOp => ({ type: 'put', key, value });
-const del = (key: string): BatchOp => ({ type: 'del', key });
 
 /** The dnKeys of an entry and of its parent ('' above a top entry). The root DSE is not an entry. */
 function keysOf(dn: Dn): [string, string] {
@@ -119,7 +116,7 @@ export async function deleteEntry(store: DirectoryStore, dn: Dn, options: { read
   await store.locks.run([key], async () => {
     const entry = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
     if (await store.hasChildren(dn)) throw new DirectoryError('notAllowedOnNonLeaf', 'subordinate objects must be deleted first');
-    const ops = [del(entryKey(key)), del(childKey(parentKey, normalizeRdn(dn[0]!))), del(suffixKey(key))];
+    const ops = [...removalOps(key, parentKey, dn[0]!), del(suffixKey(key))];
     for (const indexKey of indexKeys(entry, key, store.indexed)) ops.push(del(indexKey));
     await store.write(ops, options.sync ?? true);
   });
@@ -138,9 +135,9 @@ export async function renameEntry(store: DirectoryStore, dn: Dn, rename: Rename,
     const after = withModificationAttributes(renamed(before, parseDn(before.dn), newDn, rename.deleteOldRdn), options.actor);
     checkModifiedEntry(after, newDn);
     const ops = [
-      del(entryKey(oldKey)), del(childKey(oldParentKey, normalizeRdn(dn[0]!))),
+      ...removalOps(oldKey, oldParentKey, dn[0]!),
       ...indexChanges(store, oldKey, before, newKey, after),
-      put(entryKey(newKey), encodeEntry(after)), put(childKey(newParentKey, normalizeRdn(rename.newRdn)), Buffer.from(newKey)),
+      ...placementOps(newKey, newParentKey, rename.newRdn, after),
     ];
     await store.write(ops, options.sync ?? true);
     return after;

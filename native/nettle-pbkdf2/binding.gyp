@@ -1,0 +1,10 @@
+{
+  "targets": [
+    {
+      "target_name": "nettle_pbkdf2",
+      "sources": ["nettle-pbkdf2.c"],
+      "cflags": ["-Wall", "-Wextra"],
+      "libraries": ["-lnettle"]
+    }
+  ]
+}

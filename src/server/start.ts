@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { pino, type Logger } from 'pino';
 import { normalizeDn, DirectoryStore } from '../store/index.js';
 import { checkPolicy, resolveDefaultScheme, DEFAULT_POLICY, type PasswordPolicy, type SchemeRegistry } from '../password/index.js';
+import { nettleLoadError, pbkdf2Backends } from '../../schemes/kdf.js';
 import { loadAdminPassword } from './admin.js';
 import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
@@ -62,6 +63,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
       policy,
     };
     log.info({ policy: settings }, 'password policy');
+    log.info({ pbkdf2: pbkdf2Backends(), ...(nettleLoadError !== undefined && { nettleAddon: nettleLoadError }) }, 'PBKDF2 backends');
     const server = await listen(context);
     log.info({ host: server.host, port: server.port, ldapsPort: server.ldapsPort, data: options.dataDir, scheme }, 'leveldap is listening');
     const stop = async (): Promise<void> => {

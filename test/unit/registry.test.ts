@@ -151,13 +151,16 @@ describe('encode parameters and the default scheme', () => {
 });
 
 describe('PBKDF2 runs off the event loop', () => {
-  test('timers keep firing while a long PBKDF2 verify is running', async () => {
-    const stored = await registry.encode('PBKDF2-SHA512', Buffer.from('x'), { iterations: 200_000 });
-    let ticks = 0;
-    const timer = setInterval(() => { ticks += 1; }, 1);
-    const result = await registry.verify(Buffer.from('x'), stored);
-    clearInterval(timer);
-    assert.equal(result.status, 'match');
-    assert.ok(ticks >= 3, `the event loop ran ${ticks} timer callbacks during the verify`);
-  });
+  // SHA-256 goes through the nettle addon when it is built, SHA-512 through node:crypto.
+  for (const [scheme, iterations] of [['PBKDF2-SHA256', 400_000], ['PBKDF2-SHA512', 200_000]] as const) {
+    test(`timers keep firing while a long ${scheme} verify is running`, async () => {
+      const stored = await registry.encode(scheme, Buffer.from('x'), { iterations });
+      let ticks = 0;
+      const timer = setInterval(() => { ticks += 1; }, 1);
+      const result = await registry.verify(Buffer.from('x'), stored);
+      clearInterval(timer);
+      assert.equal(result.status, 'match');
+      assert.ok(ticks >= 3, `the event loop ran ${ticks} timer callbacks during the verify`);
+    });
+  }
 });

@@ -1,5 +1,6 @@
 /**
- * Which primitive is faster for each scheme: node:crypto (OpenSSL) or @noble/hashes (pure JS)?
+ * Which primitive is faster for each scheme: node:crypto (OpenSSL), @noble/hashes (pure JS), or
+ * for PBKDF2-SHA1/SHA256 the nettle addon (native/nettle-pbkdf2)?
  * Measures one call at a time on one core with the inputs the schemes really hash (a short
  * password plus an 8-byte salt; PBKDF2 at 10,000 iterations with a 16-byte salt).
  * Run: npm run build && node dist/scripts/bench-primitives.js
@@ -11,7 +12,9 @@ import { createHash, hash, pbkdf2Sync } from 'node:crypto';
 import { md5 } from '@noble/hashes/legacy.js';
 import { sha384 } from '@noble/hashes/sha2.js';
 import type { DigestAlgorithm } from '../schemes/digest.js';
-import { pbkdf2Async, type KdfDigest } from '../schemes/kdf.js';
+import {
+  KDF_DIGEST_LENGTH, nettleAddon, nettleLoadError, nettlePbkdf2Async, nodePbkdf2Async, pbkdf2Backends, type KdfDigest,
+} from '../schemes/kdf.js';
 import { formatMicros, formatRate, timeOperation } from '../src/bench/timing.js';
 import { formatTable } from '../src/cli/table.js';
 
@@ -53,12 +56,16 @@ async function digestRows(algorithm: DigestAlgorithm): Promise<Row[]> {
 
 async function kdfRows(digest: KdfDigest): Promise<Row[]> {
   const label = `pbkdf2-${digest} ${ITERATIONS}`;
-  const length = { sha1: 20, sha256: 32, sha512: 64 }[digest];
-  return [
-    await row(label, 'node:crypto async', () => pbkdf2Async(digest, PASSWORD, SALT16, ITERATIONS, length)),
+  const length = KDF_DIGEST_LENGTH[digest];
+  const rows = [
+    await row(label, 'node:crypto async', () => nodePbkdf2Async(digest, PASSWORD, SALT16, ITERATIONS, length)),
     await row(label, 'node:crypto sync', () => pbkdf2Sync(PASSWORD, SALT16, ITERATIONS, length, digest)),
-    await row(label, '@noble/hashes', () => noblePbkdf2(NOBLE_KDF[digest], PASSWORD, SALT16, { c: ITERATIONS, dkLen: length })),
   ];
+  if (digest !== 'sha512' && nettleAddon) {
+    rows.push(await row(label, 'nettle addon async', () => nettlePbkdf2Async(digest, PASSWORD, SALT16, ITERATIONS, length)));
+  }
+  rows.push(await row(label, '@noble/hashes', () => noblePbkdf2(NOBLE_KDF[digest], PASSWORD, SALT16, { c: ITERATIONS, dkLen: length })));
+  return rows;
 }
 
 const rows: Row[] = [];
@@ -66,3 +73,6 @@ for (const algorithm of ['md5', 'sha1', 'sha256', 'sha384', 'sha512'] as const) 
 for (const digest of ['sha1', 'sha256', 'sha512'] as const) rows.push(...(await kdfRows(digest)));
 process.stdout.write(formatTable([['PRIMITIVE', 'IMPLEMENTATION', 'µs/op', 'ops/s (1 core)'], ...rows], new Set([2, 3])));
 process.stdout.write(`Node ${process.version}, one call at a time.\n`);
+if (!nettleAddon) process.stdout.write(`No nettle rows: ${nettleLoadError} (npm run build:native)\n`);
+const backends = pbkdf2Backends();
+process.stdout.write(`pbkdf2Async uses: ${Object.entries(backends).map(([digest, backend]) => `${digest} ${backend}`).join(', ')}\n`);

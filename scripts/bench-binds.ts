@@ -4,7 +4,9 @@
  * client (src/bench/bind-load.ts: 32 connections, one bind outstanding on each, random users),
  * alternating runs. Reports binds/s, latency percentiles, binds per CPU-second of each server,
  * resident memory at the end of the run, and the ratio. Logging is off on both servers (slapd loglevel is its default; leveldap --log-level warn).
- * Run: npm run build && node dist/scripts/bench-binds.js     (USERS, SECONDS, CONNECTIONS, ROUNDS, SCHEMES)
+ * Run: npm run build && node dist/scripts/bench-binds.js     (USERS, SECONDS, CONNECTIONS, ROUNDS, SCHEMES,
+ * THREADS: a list such as 1,2 runs one leveldap per value with serve --threads N, side by side;
+ * unset: one leveldap with serve's default)
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -18,6 +20,7 @@ const SECONDS = Number(process.env.SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const SCHEMES = (process.env.SCHEMES ?? 'SSHA512,PBKDF2-SHA256').split(',');
+const THREADS = process.env.THREADS ? process.env.THREADS.split(',') : [undefined];
 const SUFFIX = 'dc=example,dc=com';
 
 /** A load run, with the server's CPU seconds over it and its resident memory at the end. */
@@ -47,27 +50,34 @@ async function benchScheme(scheme: string): Promise<string[]> {
   process.stderr.write(`${scheme}: generating ${USERS} users...\n`);
   const dir = await mkdtemp(join(tmpdir(), 'leveldap-bench-'));
   const ldif = join(dir, 'users.ldif');
-  const servers: BenchServer[] = [];
+  const servers: { readonly label: string; readonly server: BenchServer }[] = [];
   const best = new Map<string, Measured>();
   try {
     await makeLdifFile(ldif, ['--users', String(USERS), '--scheme', scheme, '--seed', 'bench', '--base-dn', SUFFIX]);
-    servers.push(await startSlapd(ldif), await startLeveldap(ldif, dir, []));
+    servers.push({ label: 'slapd', server: await startSlapd(ldif) });
+    for (const threads of THREADS) {
+      const server = await startLeveldap(ldif, join(dir, `threads-${threads ?? 'default'}`), [], threads ? ['--threads', threads] : []);
+      servers.push({ label: threads ? `leveldap --threads ${threads}` : 'leveldap', server });
+    }
     for (let round = 1; round <= ROUNDS; round += 1) {
-      for (const server of servers) {
-        process.stderr.write(`${scheme}: round ${round}, ${server.name}...\n`);
+      for (const { label, server } of servers) {
+        process.stderr.write(`${scheme}: round ${round}, ${label}...\n`);
         const result = await measure(server);
-        const previous = best.get(server.name);
-        if (!previous || result.throughput > previous.throughput) best.set(server.name, result);
+        const previous = best.get(label);
+        if (!previous || result.throughput > previous.throughput) best.set(label, result);
       }
     }
   } finally {
-    for (const server of servers) await server.stop();
+    for (const { server } of servers) await server.stop();
     await rm(dir, { recursive: true, force: true });
   }
-  const ours = best.get('leveldap')!;
   const theirs = best.get('slapd')!;
-  return [row(scheme, 'slapd', theirs), row(scheme, 'leveldap', ours),
-    `| ${scheme} | **leveldap / slapd** | **${(ours.throughput / theirs.throughput).toFixed(2)}x** | | | | | | |`];
+  const ours = servers.map(({ label }) => label).filter((label) => label !== 'slapd');
+  return [
+    row(scheme, 'slapd', theirs),
+    ...ours.map((name) => row(scheme, name, best.get(name)!)),
+    ...ours.map((name) => `| ${scheme} | **${name} / slapd** | **${(best.get(name)!.throughput / theirs.throughput).toFixed(2)}x** | | | | | | |`),
+  ];
 }
 
 const lines = ['| scheme | server | binds/s | p50 ms | p99 ms | p99.9 ms | errors | binds per CPU-second | RSS MB |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'];

@@ -1,13 +1,19 @@
 #!/usr/bin/env node
-// Builds native/nettle-pbkdf2 (PBKDF2-SHA1/SHA256 through nettle) with node-gyp; run by npm's
-// `install` script and by `npm run build:native`. Without a C compiler or nettle's headers the
-// build fails: this prints one warning and exits 0, so installation still works and PBKDF2 uses
-// node:crypto instead (schemes/kdf.ts).
+// Builds the Node-API addons under native/ with node-gyp; run by npm's `install` script and by
+// `npm run build:native`. Both are optional: without a C compiler (or nettle's headers) a build
+// fails, this prints one warning per addon and exits 0, so installation still works:
+// - native/nettle-pbkdf2: PBKDF2-SHA1/SHA256 through nettle; without it PBKDF2 uses node:crypto
+//   (schemes/kdf.ts), about 2x slower per iteration.
+// - native/fd-dup: dup(2) of the listening socket for `serve --threads`; without it serve runs
+//   one thread (src/server/listen-socket.ts).
 'use strict';
 const { spawnSync } = require('node:child_process');
 const { join } = require('node:path');
 
-const addonDir = join(__dirname, '..', 'native', 'nettle-pbkdf2');
+const ADDONS = [
+  { dir: 'nettle-pbkdf2', what: 'the nettle PBKDF2 addon', without: 'PBKDF2 falls back to node:crypto, about 2x slower per iteration', needs: 'build-essential nettle-dev python3' },
+  { dir: 'fd-dup', what: 'the fd-dup addon', without: 'serve --threads falls back to one thread', needs: 'build-essential python3' },
+];
 
 /** npm sets npm_config_node_gyp to its own node-gyp while it runs a package script. */
 function nodeGypCommand() {
@@ -26,12 +32,13 @@ function reason(output, result) {
 }
 
 const { command, args } = nodeGypCommand();
-const result = spawnSync(command, args, { cwd: addonDir, encoding: 'utf8' });
-const output = `${result.stdout ?? ''}\n${result.stderr ?? ''}`;
-if (result.status === 0) {
-  process.stdout.write('leveldap: built the nettle PBKDF2 addon (native/nettle-pbkdf2)\n');
-} else {
-  process.stderr.write(`leveldap: warning: could not build the nettle PBKDF2 addon (${reason(output, result)}); `
-    + 'PBKDF2 falls back to node:crypto, about 2x slower per iteration. '
-    + 'To fix: apt-get install build-essential nettle-dev python3, then npm run build:native\n');
+for (const addon of ADDONS) {
+  const result = spawnSync(command, args, { cwd: join(__dirname, '..', 'native', addon.dir), encoding: 'utf8' });
+  const output = `${result.stdout ?? ''}\n${result.stderr ?? ''}`;
+  if (result.status === 0) {
+    process.stdout.write(`leveldap: built ${addon.what} (native/${addon.dir})\n`);
+  } else {
+    process.stderr.write(`leveldap: warning: could not build ${addon.what} (${reason(output, result)}); ${addon.without}. `
+      + `To fix: apt-get install ${addon.needs}, then npm run build:native\n`);
+  }
 }

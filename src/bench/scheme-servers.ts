@@ -55,13 +55,13 @@ async function waitForPort(port: number, exited: () => boolean): Promise<void> {
   throw new Error(`the server did not start listening on ${port}`);
 }
 
-/** Imports the LDIF file into `dir` and serves it (log level warn, as slapd logs nothing per bind). */
-export async function startLeveldap(ldifFile: string, dir: string, plugins: readonly string[]): Promise<BenchServer> {
+/** Imports the LDIF file into `dir` and serves it (log level warn, as slapd logs nothing per bind; `serveArgs` after). */
+export async function startLeveldap(ldifFile: string, dir: string, plugins: readonly string[], serveArgs: readonly string[] = []): Promise<BenchServer> {
   const pluginArgs = plugins.flatMap((file) => ['--scheme-plugin', file]);
   const data = join(dir, 'db');
   await leveldap(['import-ldif', ldifFile, '--data', data, ...pluginArgs]);
   const port = await freePort();
-  const child = spawn(process.execPath, [LEVELDAP_BIN, 'serve', '--data', data, '--port', String(port), '--log-level', 'warn', ...pluginArgs],
+  const child = spawn(process.execPath, [LEVELDAP_BIN, 'serve', '--data', data, '--port', String(port), '--log-level', 'warn', ...pluginArgs, ...serveArgs],
     { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LEVELDAP_ADMIN_PASSWORD: 'bench-schemes' } });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4096)));

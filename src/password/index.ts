@@ -1,6 +1,6 @@
 export { SchemeRegistry, createRegistry, parseStoredValue, DEFAULT_MAX_ITERATIONS } from './registry.js';
 export type { Logger, RegistryOptions, RegisteredScheme, VerifyResult, StoredValue, PasswordValue } from './registry.js';
-export { loadSchemePlugin, loadSchemePlugins } from './plugins.js';
+export { loadSchemePlugin, loadSchemePlugins, registryRecipe, registryFromRecipe, type RegistryRecipe } from './plugins.js';
 export {
   DEFAULT_SCHEME, DEFAULT_POLICY, POLICY_SETTINGS, resolveDefaultScheme, isClearScheme, flagOf, settingProblem, policyParams, checkPolicy,
   rehashRule, rehashReason,

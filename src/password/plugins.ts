@@ -2,7 +2,7 @@
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { SchemeError } from './errors.js';
-import type { SchemeRegistry } from './registry.js';
+import { createRegistry, type Logger, type SchemeRegistry } from './registry.js';
 
 /**
  * A plugin is an ES module whose default export (or `schemes` export) is a scheme object or
@@ -23,8 +23,26 @@ export async function loadSchemePlugin(registry: SchemeRegistry, file: string): 
   const candidates = Array.isArray(exported) ? exported : [exported];
   if (candidates.length === 0) throw new SchemeError(`scheme plugin ${file} exports an empty list of schemes`);
   candidates.forEach((candidate) => registry.register(candidate, `scheme plugin ${file}`));
+  registry.pluginFiles.push(path);
 }
 
 export async function loadSchemePlugins(registry: SchemeRegistry, files: readonly string[]): Promise<void> {
   for (const file of files) await loadSchemePlugin(registry, file);
+}
+
+/** What it takes to build a registry again in another thread: plain data. */
+export interface RegistryRecipe {
+  readonly maxIterations: number;
+  readonly pluginFiles: readonly string[];
+}
+
+export function registryRecipe(registry: SchemeRegistry): RegistryRecipe {
+  return { maxIterations: registry.maxIterations, pluginFiles: [...registry.pluginFiles] };
+}
+
+/** The same built-in and plugin schemes, with the same iteration limit. */
+export async function registryFromRecipe(recipe: RegistryRecipe, logger?: Logger): Promise<SchemeRegistry> {
+  const registry = createRegistry({ maxIterations: recipe.maxIterations, ...(logger && { logger }) });
+  await loadSchemePlugins(registry, recipe.pluginFiles);
+  return registry;
 }

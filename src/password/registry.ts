@@ -53,6 +53,8 @@ export function parseStoredValue(stored: string): StoredValue {
 
 export class SchemeRegistry {
   readonly maxIterations: number;
+  /** The plugin files loaded (resolved paths), in order: with maxIterations, how to build this registry again (registryAgain). */
+  readonly pluginFiles: string[] = [];
   private readonly logger: Logger | undefined;
   private readonly byName = new Map<string, RegisteredScheme>();
   private readonly entries: RegisteredScheme[] = [];

@@ -4,6 +4,11 @@
  * a handshake in progress is a connection like any other: the idle timeout covers it and a stop
  * closes it. A cap on connections per listener, and a graceful stop: no new connections,
  * in-flight operations finish, clients get a notice of disconnection, then the database closes.
+ *
+ * With `serve --threads`, every thread runs these listeners on its own descriptor of the same
+ * listening sockets (the kernel hands each new connection to one of them), counts connections
+ * in shared memory so the cap holds for the whole server, and numbers its connections apart
+ * from the other threads'.
  */
 import net from 'node:net';
 import tls from 'node:tls';
@@ -20,6 +25,34 @@ export interface RunningServer {
   stop(graceMillis?: number): Promise<void>;
 }
 
+export interface ListeningSockets {
+  readonly ldap?: number;
+  readonly ldaps?: number;
+}
+
+/** How this thread shares the listeners with others (`serve --threads`). */
+export interface ThreadShare {
+  /** Listen on these descriptors (this thread's own, of sockets bound already) instead of binding host:port. */
+  readonly sockets?: ListeningSockets;
+  /** Connections open per listener (LDAP, LDAPS), over all threads: an Int32Array of 2 over shared memory. */
+  readonly connectionCounts: Int32Array;
+  /** This thread's connections are numbered thread + 1, thread + 1 + threads, ... */
+  readonly thread: number;
+  readonly threads: number;
+}
+
+/** A lone server: its own counts, numbering 1, 2, 3, ... */
+export function soleThread(): ThreadShare {
+  return { connectionCounts: newConnectionCounts(), thread: 0, threads: 1 };
+}
+
+export function newConnectionCounts(): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
+}
+
+const LDAP = 0;
+const LDAPS = 1;
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function drain(connections: ReadonlySet<Connection>, graceMillis: number): Promise<void> {
@@ -27,38 +60,53 @@ async function drain(connections: ReadonlySet<Connection>, graceMillis: number):
   while ([...connections].some((connection) => !connection.idle) && Date.now() < deadline) await sleep(20);
 }
 
-/** Listens on host:port; resolves with the address bound. */
-async function bindListener(server: net.Server, context: ServerContext, port: number): Promise<net.AddressInfo> {
-  server.maxConnections = context.config.limits.maxConnections;
+/** Listens on host:port, or on a descriptor another thread opened; resolves with the address bound. */
+async function bindListener(server: net.Server, context: ServerContext, port: number, fd: number | undefined): Promise<net.AddressInfo> {
   server.on('error', (error) => context.log.error({ err: error }, 'listener error'));
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(port, context.config.host, () => { server.off('error', reject); resolve(); });
+    const ready = () => { server.off('error', reject); resolve(); };
+    if (fd === undefined) server.listen(port, context.config.host, ready);
+    else server.listen({ fd }, ready);
   });
   return server.address() as net.AddressInfo;
+}
+
+/** Takes a place under --max-connections (over all threads), or refuses. */
+function admit(counts: Int32Array, listener: number, max: number): boolean {
+  if (Atomics.add(counts, listener, 1) < max) return true;
+  Atomics.sub(counts, listener, 1);
+  return false;
 }
 
 function closeListener(server: net.Server): Promise<unknown> {
   return new Promise((resolve) => server.close(resolve));
 }
 
-export async function listen(context: ServerContext): Promise<RunningServer> {
+export async function listen(context: ServerContext, share: ThreadShare = soleThread()): Promise<RunningServer> {
   const connections = new Set<Connection>();
-  let nextId = 0;
+  let nextId = share.thread + 1 - share.threads;
   const certificate = context.config.tls;
   /** Loaded once, for StartTLS and LDAPS. */
   const secureContext = certificate && tls.createSecureContext({ cert: certificate.cert, key: certificate.key });
-  const open = (socket: net.Socket, secure: boolean) => {
-    const connection = new Connection(socket, context, (nextId += 1), { secure, ...(secureContext && { startTls: secureContext }) });
+  const open = (socket: net.Socket, listener: number, wrap: (socket: net.Socket) => net.Socket) => {
+    if (!admit(share.connectionCounts, listener, context.config.limits.maxConnections)) {
+      socket.destroy();
+      return;
+    }
+    const connection = new Connection(wrap(socket), context, (nextId += share.threads), { secure: listener === LDAPS, ...(secureContext && { startTls: secureContext }) });
     connections.add(connection);
-    void connection.closed.then(() => connections.delete(connection));
+    void connection.closed.then(() => {
+      connections.delete(connection);
+      Atomics.sub(share.connectionCounts, listener, 1);
+    });
   };
-  const plain = net.createServer((socket) => open(socket, false));
-  const address = await bindListener(plain, context, context.config.port);
+  const plain = net.createServer((socket) => open(socket, LDAP, (raw) => raw));
+  const address = await bindListener(plain, context, context.config.port, share.sockets?.ldap);
   let ldaps: { server: net.Server; port: number } | undefined;
   if (secureContext && certificate?.ldapsPort !== undefined) {
-    const server = net.createServer((socket) => open(new tls.TLSSocket(socket, { isServer: true, secureContext }), true));
-    const bound = await bindListener(server, context, certificate.ldapsPort).catch(async (error: unknown) => {
+    const server = net.createServer((socket) => open(socket, LDAPS, (raw) => new tls.TLSSocket(raw, { isServer: true, secureContext })));
+    const bound = await bindListener(server, context, certificate.ldapsPort, share.sockets?.ldaps).catch(async (error: unknown) => {
       await closeListener(plain);
       throw error;
     });

@@ -3,15 +3,25 @@
  * to the same entry in between, while writes to other entries go ahead (and LevelDB can commit
  * their synced batches together). A write that needs several entries takes their locks in
  * sorted order, so two writes never wait for each other.
+ *
+ * Within a thread, waiters queue in arrival order. When several threads serve one database
+ * (`serve --threads`), each also takes the key's slot in a table shared by all of them
+ * (SharedSlots): a key hashes to a slot, slots are taken in ascending order after every key of
+ * the thread's own queue, so no two writes wait for each other across threads either. Two keys
+ * sharing a slot only take turns.
  */
 export class KeyedMutex {
   /** The last holder's release, per key; a key is forgotten when its queue empties. */
   private readonly tails = new Map<string, Promise<void>>();
 
+  constructor(private readonly shared?: SharedSlots) {}
+
   async run<T>(keys: readonly string[], critical: () => Promise<T>): Promise<T> {
     const releases: (() => void)[] = [];
+    const sorted = [...new Set(keys)].sort();
     try {
-      for (const key of [...new Set(keys)].sort()) releases.push(await this.acquire(key));
+      for (const key of sorted) releases.push(await this.acquire(key));
+      if (this.shared) releases.push(await this.shared.acquire(sorted));
       return await critical();
     } finally {
       for (const release of releases.reverse()) release();
@@ -33,5 +43,58 @@ export class KeyedMutex {
       if (this.tails.get(key) === held) this.tails.delete(key);
       release();
     };
+  }
+}
+
+/** Slots of the shared lock table: enough that unrelated entries rarely take turns. */
+const SLOTS = 4096;
+const FREE = 0;
+const HELD = 1;
+
+/** FNV-1a over the key's UTF-16 code units, to a slot. */
+export function slotOf(key: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i += 1) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return (hash >>> 0) % SLOTS;
+}
+
+/** A table of locks in shared memory, one per slot: each thread wraps the same buffer. */
+export class SharedSlots {
+  private readonly slots: Int32Array;
+
+  constructor(readonly buffer: SharedArrayBuffer = SharedSlots.allocate()) {
+    this.slots = new Int32Array(buffer);
+  }
+
+  static allocate(): SharedArrayBuffer {
+    return new SharedArrayBuffer(SLOTS * Int32Array.BYTES_PER_ELEMENT);
+  }
+
+  /** Takes the slots of `keys` in ascending order; resolves with their release. */
+  async acquire(keys: readonly string[]): Promise<() => void> {
+    const slots = [...new Set(keys.map(slotOf))].sort((a, b) => a - b);
+    for (const slot of slots) await this.take(slot);
+    return () => slots.forEach((slot) => this.give(slot));
+  }
+
+  /** Slots held right now, in every thread (for tests). */
+  get held(): number {
+    return this.slots.reduce((count, value) => count + (value === HELD ? 1 : 0), 0);
+  }
+
+  /**
+   * A pending Atomics.waitAsync does not keep a thread's event loop alive by itself; a serving
+   * thread has its listeners (and a stopping one its drain timer) for that.
+   */
+  private async take(slot: number): Promise<void> {
+    while (Atomics.compareExchange(this.slots, slot, FREE, HELD) !== FREE) {
+      const wait = Atomics.waitAsync(this.slots, slot, HELD);
+      if (wait.async) await wait.value;
+    }
+  }
+
+  private give(slot: number): void {
+    Atomics.store(this.slots, slot, FREE);
+    Atomics.notify(this.slots, slot, 1);
   }
 }

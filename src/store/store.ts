@@ -15,7 +15,7 @@ import {
   subtreeRange, suffixKey,
 } from './keys.js';
 import { normalizeValue } from './matching.js';
-import { KeyedMutex } from './mutex.js';
+import { KeyedMutex, SharedSlots } from './mutex.js';
 import { withCreationAttributes } from './operational.js';
 import { typeKey } from './schema.js';
 import { checkEntry } from './validate.js';
@@ -36,6 +36,12 @@ export interface OpenOptions {
   readonly indexes?: readonly string[];
   /** LevelDB's block cache in MiB (default 16; import uses more). Part of the server's resident memory. */
   readonly cacheMb?: number;
+  /**
+   * Several threads of this process serve the database (`serve --threads`): each opens it with
+   * this set (classic-level shares one LevelDB between them) and the same `sharedLocks`
+   * (SharedSlots' buffer), so writes to an entry take turns across threads too.
+   */
+  readonly threads?: { readonly sharedLocks: SharedArrayBuffer };
 }
 
 export const DEFAULT_CACHE_MB = 16;
@@ -78,13 +84,13 @@ export function removalOps(key: string, parentKey: string, rdn: Rdn): BatchOp[] 
   return [del(entryKey(key)), del(childKey(parentKey, normalizeRdn(rdn)))];
 }
 
-async function openLevel(dir: string, createIfMissing: boolean, cacheMb: number): Promise<Db> {
+async function openLevel(dir: string, createIfMissing: boolean, cacheMb: number, multithreading: boolean): Promise<Db> {
   if (!createIfMissing && !existsSync(dir)) throw new StoreError(`there is no database at ${dir}`);
   const db = new Level<string, Buffer>(dir, {
     keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing, writeBufferSize: 32 << 20, cacheSize: cacheMb << 20, maxFileSize: 8 << 20,
   });
   try {
-    await db.open();
+    await db.open({ multithreading } as object);
     return db;
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -109,16 +115,19 @@ function isFirstValue(entry: Entry, attribute: string, current: string): boolean
 export class DirectoryStore {
   readonly stats: StoreStats = { entriesRead: 0, indexKeysRead: 0 };
   /** Per-entry write locks (by dnKey), shared by every write (writes.ts). */
-  readonly locks = new KeyedMutex();
+  readonly locks: KeyedMutex;
 
-  private constructor(private readonly db: Db, readonly indexed: ReadonlySet<string>) {}
+  private constructor(private readonly db: Db, readonly indexed: ReadonlySet<string>, shared?: SharedSlots) {
+    this.locks = new KeyedMutex(shared);
+  }
 
   /** Opens (or creates) the database in `dir`; refuses unknown formats and databases in use. */
   static async open(dir: string, options: OpenOptions = {}): Promise<DirectoryStore> {
-    const db = await openLevel(dir, options.createIfMissing ?? true, options.cacheMb ?? DEFAULT_CACHE_MB);
+    const db = await openLevel(dir, options.createIfMissing ?? true, options.cacheMb ?? DEFAULT_CACHE_MB, options.threads !== undefined);
     try {
       const indexes = await DirectoryStore.checkFormat(db, dir, options.indexes ?? DEFAULT_INDEXES);
-      return new DirectoryStore(db, new Set(indexes));
+      const shared = options.threads && new SharedSlots(options.threads.sharedLocks);
+      return new DirectoryStore(db, new Set(indexes), shared);
     } catch (error) {
       await db.close();
       throw error;

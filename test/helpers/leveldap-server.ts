@@ -63,6 +63,15 @@ export interface LeveldapServer {
 }
 
 export const ADMIN_DN = 'cn=Directory Manager';
+
+/**
+ * LEVELDAP_TEST_THREADS=N runs every server of the integration tests with `--threads N` (unless
+ * a test asks for its own), so the whole suite can be run against several serving threads.
+ */
+function threadArgs(args: readonly string[]): string[] {
+  const threads = process.env.LEVELDAP_TEST_THREADS;
+  return threads && !args.includes('--threads') ? ['--threads', threads] : [];
+}
 const STOP_TIMEOUT_MS = 10_000;
 
 
@@ -129,7 +138,7 @@ export async function startLeveldap(options: LeveldapOptions = {}): Promise<Leve
   }
 
   const started = spawn(process.execPath, [
-    leveldapBin, 'serve', '--data', dataDir, '--port', '0', '--admin-password-file', adminPasswordFile, ...(options.args ?? []),
+    leveldapBin, 'serve', '--data', dataDir, '--port', '0', '--admin-password-file', adminPasswordFile, ...threadArgs(options.args ?? []), ...(options.args ?? []),
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   child = started;
 

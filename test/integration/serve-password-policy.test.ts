@@ -481,7 +481,7 @@ describe('--config: usage errors, and import-ldif\'s import scheme', () => {
 
   const leveldap = (...args: string[]) => run(process.execPath, [leveldapBin, ...args]);
 
-  test('an unknown key, a bad value or a bad flag (policy or --cache-mb) stops serve with exit status 2 before the database is touched', async () => {
+  test('an unknown key, a bad value or a bad flag (policy, --cache-mb or --threads) stops serve with exit status 2 before the database is touched', async () => {
     const config = join(dir, 'bad.json');
     const data = join(dir, 'never-created');
     await writeFile(config, '{"maxFailures": 5, "lockoutDurationSeconds": 60}');
@@ -501,6 +501,11 @@ describe('--config: usage errors, and import-ldif\'s import scheme', () => {
     const badCache = await leveldap('serve', '--data', data, '--port', '0', '--cache-mb', '0');
     assert.equal(badCache.code, 2);
     assert.match(badCache.stderr, /--cache-mb 0: a whole number of MiB, at least 1/);
+    for (const threads of ['0', '1.5', '65']) {
+      const badThreads = await leveldap('serve', '--data', data, '--port', '0', '--threads', threads);
+      assert.equal(badThreads.code, 2);
+      assert.match(badThreads.stderr, new RegExp(`--threads ${threads.replace('.', '\\.')}: a whole number from 1 to 64`));
+    }
     assert.equal(existsSync(data), false);
   });
 

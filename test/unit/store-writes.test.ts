@@ -13,7 +13,8 @@ import {
 } from '../../src/store/index.js';
 import { decodeEntry } from '../../src/store/codec.js';
 import { indexKeys } from '../../src/store/indexes.js';
-import { KeyedMutex } from '../../src/store/mutex.js';
+import { KeyedMutex, SharedSlots, slotOf } from '../../src/store/mutex.js';
+import { Worker } from 'node:worker_threads';
 import { BASE, PEOPLE, entry, person, tempDir } from '../helpers/store.js';
 
 const PEOPLE_DN = 'ou=People,dc=example,dc=com';
@@ -371,5 +372,73 @@ describe('KeyedMutex', () => {
     await assert.rejects(locks.run(['k'], async () => { throw new Error('boom'); }), /boom/);
     assert.equal(await locks.run(['k'], async () => 'next'), 'next');
     assert.equal(locks.size, 0);
+  });
+});
+
+/**
+ * Two worker threads each run ROUNDS read-wait-write increments of one number in shared memory,
+ * under the same key: with the shared slots none is lost (without them, most would be).
+ */
+const RACER = `
+  const { workerData, parentPort } = require('node:worker_threads');
+  import(workerData.mutex).then(async ({ KeyedMutex, SharedSlots }) => {
+    const locks = new KeyedMutex(workerData.locked ? new SharedSlots(workerData.slots) : undefined);
+    const counter = new Int32Array(workerData.counter);
+    parentPort.postMessage('ready');
+    Atomics.wait(counter, 1, 0); // both start together
+    const alive = setInterval(() => {}, 1000); // a pending Atomics.waitAsync alone does not keep a thread running
+    for (let i = 0; i < workerData.rounds; i += 1) {
+      await locks.run(['uid=x'], async () => {
+        const seen = counter[0];
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        counter[0] = seen + 1;
+      });
+    }
+    clearInterval(alive);
+    parentPort.postMessage('done');
+  });
+`;
+
+async function race(locked: boolean, rounds: number): Promise<{ count: number; slots: SharedSlots }> {
+  const slots = new SharedSlots();
+  const counter = new SharedArrayBuffer(8);
+  const mutex = new URL('../../src/store/mutex.js', import.meta.url).href;
+  const workers = [0, 1].map(() => new Worker(RACER, { eval: true, workerData: { mutex, slots: slots.buffer, counter, rounds, locked } }));
+  const next = (worker: Worker) => new Promise((resolve, reject) => { worker.once('message', resolve); worker.once('error', reject); });
+  await Promise.all(workers.map(next));
+  const go = new Int32Array(counter);
+  Atomics.store(go, 1, 1);
+  Atomics.notify(go, 1);
+  await Promise.all(workers.map(next));
+  await Promise.all(workers.map((worker) => worker.terminate()));
+  return { count: new Int32Array(counter)[0]!, slots };
+}
+
+describe('SharedSlots (entry locks across threads)', () => {
+  test('two threads incrementing under one key lose nothing; every slot is free afterwards', async () => {
+    const { count, slots } = await race(true, 100);
+    assert.equal(count, 200);
+    assert.equal(slots.held, 0);
+  });
+
+  test('the same race without the shared slots loses increments (the test can fail)', async () => {
+    const { count } = await race(false, 100);
+    assert.ok(count < 200, `expected lost updates without shared locks, got ${count}`);
+  });
+
+  test('keys that share a slot, taken together and in either order, do not deadlock within a thread', async () => {
+    const slots = new SharedSlots();
+    const locks = new KeyedMutex(slots);
+    let count = 0;
+    const first = 'k0';
+    let twin = 1;
+    while (slotOf(`k${twin}`) !== slotOf(first)) twin += 1;
+    const keys = [first, `k${twin}`, ...Array.from({ length: 62 }, (_, i) => `other${i}`)];
+    await Promise.all(Array.from({ length: 200 }, (_, i) => locks.run([keys[i % 64]!, keys[(i * 7) % 64]!, keys[(i * 13) % 64]!], async () => {
+      count += 1;
+      await new Promise((resolve) => setImmediate(resolve));
+    })));
+    assert.equal(count, 200);
+    assert.equal(slots.held, 0);
   });
 });

@@ -9,6 +9,9 @@ import { policyFromOptions, withPolicyOptions, type PolicyOptions } from '../pol
 import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
 import { tlsConfig, withTlsOptions, type TlsOptions } from '../tls-options.js';
 
+/** More threads than this gains nothing but memory on any machine we know of. */
+const MAX_THREADS = 64;
+
 interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOptions {
   host: string;
   port: number;
@@ -22,6 +25,7 @@ interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOption
   'idle-timeout': number;
   'max-connections': number;
   'cache-mb': number;
+  threads: number;
   'log-level': string;
 }
 
@@ -39,6 +43,7 @@ function builder(yargs: Argv): Argv<ServeArgs> {
     .option('idle-timeout', { type: 'number', default: DEFAULT_LIMITS.idleTimeout, describe: 'close idle connections after this many seconds (0: never)' })
     .option('max-connections', { type: 'number', default: DEFAULT_LIMITS.maxConnections, describe: 'connections at once' })
     .option('cache-mb', { type: 'number', default: DEFAULT_CACHE_MB, requiresArg: true, describe: 'LevelDB block cache in MiB (part of resident memory)' })
+    .option('threads', { type: 'number', default: 1, requiresArg: true, describe: 'event loops serving connections (worker threads sharing the port and database; one with lockout on)' })
     .option('log-level', { type: 'string', default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], describe: 'log level (access log at info)' }) as Argv<ServeArgs>;
 }
 
@@ -52,12 +57,13 @@ async function adminPassword(args: ServeArgs): Promise<Buffer | undefined> {
 
 async function handler(args: ServeArgs): Promise<void> {
   if (!Number.isInteger(args['cache-mb']) || args['cache-mb'] < 1) throw new CliError(`--cache-mb ${args['cache-mb']}: a whole number of MiB, at least 1`);
+  if (!Number.isInteger(args.threads) || args.threads < 1 || args.threads > MAX_THREADS) throw new CliError(`--threads ${args.threads}: a whole number from 1 to ${MAX_THREADS}`);
   const registry = await registryFromOptions(args);
   const tls = await tlsConfig(args);
   const policy = await policyFromOptions(args);
   const started = await startServer({
     dataDir: args.data, cacheMb: args['cache-mb'], registry, defaultScheme: policy.defaultScheme, policy, allowClearDefault: args['allow-clear-default'],
-    adminPassword: await adminPassword(args), logLevel: args['log-level'],
+    adminPassword: await adminPassword(args), logLevel: args['log-level'], threads: args.threads,
     config: {
       host: args.host, port: args.port, baseDn: args['base-dn'], adminDn: args['admin-dn'], anonymousRead: args['anonymous-read'],
       limits: { ...DEFAULT_LIMITS, sizeLimit: args['size-limit'], timeLimit: args['time-limit'], idleTimeout: args['idle-timeout'], maxConnections: args['max-connections'] },
@@ -72,6 +78,7 @@ async function handler(args: ServeArgs): Promise<void> {
     started.log.info({ signal }, 'stopping');
     started.stop().then(() => process.exit(0), () => process.exit(1));
   };
+  void started.failure.then(() => started.stop().finally(() => process.exit(1)));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 }

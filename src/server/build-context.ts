@@ -1,0 +1,30 @@
+/**
+ * A ServerContext from its parts. Every thread of `serve --threads` builds its own with this,
+ * from the same seed (plain data the first thread worked out at start) over its own handle of
+ * the same database.
+ */
+import type { Logger } from 'pino';
+import type { PasswordPolicy, SchemeRegistry } from '../password/index.js';
+import type { DirectoryStore } from '../store/index.js';
+import type { ServerConfig } from './config.js';
+import type { ServerContext } from './context.js';
+import { createPolicyRuntime } from './password-policy.js';
+
+/** What every thread's context is made of, as plain data (it crosses to worker threads). */
+export interface ContextSeed {
+  readonly config: ServerConfig;
+  /** The policy, its default scheme resolved and checked. */
+  readonly settings: PasswordPolicy;
+  readonly admin: ServerContext['admin'];
+  readonly dummyHash: string;
+  readonly vendorVersion: string;
+}
+
+export function buildContext(seed: ContextSeed, store: DirectoryStore, registry: SchemeRegistry, log: Logger): ServerContext {
+  return {
+    store, registry, log,
+    config: seed.config, vendorVersion: seed.vendorVersion, admin: seed.admin, dummyHash: seed.dummyHash,
+    defaultScheme: seed.settings.defaultScheme,
+    policy: createPolicyRuntime(seed.settings, registry, store, log),
+  };
+}

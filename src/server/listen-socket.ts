@@ -1,0 +1,63 @@
+/**
+ * The listening sockets shared by the threads of `serve --threads`. The port is bound first
+ * and nobody accepts on it until every thread is ready (connections wait in the kernel's
+ * backlog), so clients that connect while the server starts are spread like the rest. Each
+ * thread listens on its own duplicate descriptor of the socket (native/fd-dup) and closes only
+ * that one. Without the addon built, threads are not available and serve runs one.
+ */
+import { closeSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import net from 'node:net';
+
+const ADDON = '../../../native/fd-dup/build/Release/fd_dup.node';
+
+interface FdDup {
+  dup(fd: number): number;
+}
+
+function loadAddon(): FdDup | undefined {
+  try {
+    return createRequire(import.meta.url)(ADDON) as FdDup;
+  } catch {
+    return undefined;
+  }
+}
+
+const addon = loadAddon();
+
+/** Why threads cannot share a listener here, or undefined when they can. */
+export function sharingUnavailable(): string | undefined {
+  return addon ? undefined : 'the native/fd-dup addon is not built (npm ci builds it; it needs a C compiler)';
+}
+
+/** The descriptor a listening server holds (Node keeps it on the internal handle, on Unix). */
+function listenerFd(server: net.Server): number | undefined {
+  const fd = (server as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+  return typeof fd === 'number' && fd >= 0 ? fd : undefined;
+}
+
+/** A new descriptor of the same socket, for another thread to listen on and close. */
+export function duplicateFd(fd: number): number {
+  if (!addon) throw new Error(sharingUnavailable());
+  return addon.dup(fd);
+}
+
+/** Binds host:port; resolves with a descriptor of the listening socket that nothing accepts on yet. */
+export async function reserveSocket(host: string, port: number): Promise<number> {
+  const server = net.createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => { server.off('error', reject); resolve(); });
+  });
+  try {
+    const fd = listenerFd(server);
+    if (fd === undefined) throw new Error('--threads: Node gives no descriptor of the listening socket on this platform');
+    return duplicateFd(fd);
+  } finally {
+    server.close(); // closes its own descriptor only: the socket stays bound and listening
+  }
+}
+
+export function releaseSocket(fd: number): void {
+  closeSync(fd);
+}

@@ -1,0 +1,29 @@
+/** What the first thread of `serve --threads` and the others tell each other. */
+import type { RegistryRecipe } from '../password/index.js';
+import type { ContextSeed } from './build-context.js';
+import type { ListeningSockets } from './server.js';
+
+/** workerData of a serving thread. */
+export interface ThreadSetup {
+  readonly seed: ContextSeed;
+  readonly recipe: RegistryRecipe;
+  readonly dataDir: string;
+  readonly cacheMb?: number;
+  readonly logLevel: string;
+  /** SharedSlots' buffer: entry locks over all threads. */
+  readonly sharedLocks: SharedArrayBuffer;
+  /** Connections per listener over all threads. */
+  readonly connectionCounts: Int32Array;
+  /** This thread's own duplicates of the listening sockets. */
+  readonly sockets: ListeningSockets;
+  readonly thread: number;
+  readonly threads: number;
+}
+
+/** From a serving thread: log lines (relayed to the first thread's log), ready, stopped. */
+export type ThreadReport = { readonly log: string } | { readonly ready: true } | { readonly stopped: true };
+
+/** To a serving thread. */
+export interface StopThread {
+  readonly stop: { readonly graceMillis: number };
+}

@@ -1,0 +1,66 @@
+/**
+ * A serving thread of `serve --threads` (a worker_threads entry point): its own event loop,
+ * handle of the database and listeners on the shared sockets, the same handlers. Its log
+ * lines go to the first thread, which writes them with its own, so lines never interleave.
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { pino, type Logger } from 'pino';
+import { registryFromRecipe } from '../password/index.js';
+import { DirectoryStore } from '../store/index.js';
+import { buildContext, type ContextSeed } from './build-context.js';
+import { LOG_OPTIONS } from './start.js';
+import { listen } from './server.js';
+import type { StopThread, ThreadReport, ThreadSetup } from './thread-messages.js';
+
+const port = parentPort!;
+const report = (message: ThreadReport) => port.postMessage(message);
+
+/** Log lines gathered during a turn of the event loop, posted together. */
+class LogRelay {
+  private lines: string[] = [];
+
+  write(line: string): void {
+    if (this.lines.length === 0) setImmediate(() => this.flush());
+    this.lines.push(line);
+  }
+
+  flush(): void {
+    if (this.lines.length === 0) return;
+    report({ log: this.lines.join('') });
+    this.lines = [];
+  }
+}
+
+/** Buffers become Uint8Arrays on their way here; TLS wants Buffers. */
+function reviveSeed(seed: ContextSeed): ContextSeed {
+  const tls = seed.config.tls;
+  if (!tls) return seed;
+  return { ...seed, config: { ...seed.config, tls: { ...tls, cert: Buffer.from(tls.cert), key: Buffer.from(tls.key) } } };
+}
+
+async function serve(setup: ThreadSetup, relay: LogRelay, log: Logger): Promise<void> {
+  const store = await DirectoryStore.open(setup.dataDir, {
+    createIfMissing: false, cacheMb: setup.cacheMb, threads: { sharedLocks: setup.sharedLocks },
+  });
+  const registry = await registryFromRecipe(setup.recipe, log);
+  const context = buildContext(reviveSeed(setup.seed), store, registry, log);
+  const server = await listen(context, {
+    sockets: setup.sockets, connectionCounts: setup.connectionCounts, thread: setup.thread, threads: setup.threads,
+  });
+  port.once('message', ({ stop }: StopThread) => {
+    void (async () => {
+      await server.stop(stop.graceMillis);
+      await context.policy.background.drain();
+      await store.close();
+      relay.flush();
+      report({ stopped: true });
+      port.close();
+    })();
+  });
+  report({ ready: true });
+}
+
+const setup = workerData as ThreadSetup;
+const relay = new LogRelay();
+const log = pino({ ...LOG_OPTIONS, level: setup.logLevel }, relay).child({ thread: setup.thread });
+await serve(setup, relay, log);

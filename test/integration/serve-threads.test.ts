@@ -1,0 +1,161 @@
+/**
+ * `leveldap serve --threads 2`: connections land on both threads of one process, which share
+ * the port, the database, entry locks and the connection cap. The rest of the integration
+ * suite can be run against threads too (LEVELDAP_TEST_THREADS=2, see test/helpers); here are
+ * the parts particular to them: who serves, a write seen at once by the other thread's
+ * clients, the cap over all threads, LDAPS, lockout keeping one thread, and a clean stop.
+ */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import tls from 'node:tls';
+import { findProgram } from '../helpers/slapd.js';
+import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
+import { ldapTool, parseLdifOutput, RawConnection, type Credentials } from '../helpers/ldap-client.js';
+import { addRequest, bindRequest, exchange } from '../helpers/ldap-requests.js';
+import { makeTestCertificate } from '../helpers/tls.js';
+import { sharingUnavailable } from '../../src/server/listen-socket.js';
+
+const PEOPLE = 'ou=People,dc=example,dc=com';
+const userDn = (n: number) => `uid=user.${n},${PEOPLE}`;
+/** Threads need the fd-dup addon; CI (LEVELDAP_REQUIRE_NATIVE=1) insists on it. */
+function skipReason(): string | false {
+  if (findProgram('ldapsearch') === undefined) return 'OpenLDAP clients missing: apt-get install ldap-utils';
+  const unavailable = sharingUnavailable();
+  return unavailable && process.env.LEVELDAP_REQUIRE_NATIVE !== '1' ? `threads unavailable: ${unavailable}` : false;
+}
+const skip = skipReason();
+
+interface LogLine {
+  readonly msg?: string;
+  readonly thread?: number;
+  readonly conn?: number;
+  readonly op?: string;
+  readonly threads?: number;
+  readonly asked?: number;
+}
+
+/** Every line the server logged, parsed: a line torn by two threads writing at once fails here. */
+const logLines = (server: LeveldapServer): LogLine[] => server.logs().map((line) => JSON.parse(line) as LogLine);
+
+/** Threads that answered a bind, by the access log. */
+const bindingThreads = (server: LeveldapServer): Set<number | undefined> =>
+  new Set(logLines(server).filter((line) => line.op === 'bind').map((line) => line.thread));
+
+/** `count` connections, each bound as one of the first `users` users. */
+async function bindMany(port: number, count: number, users = 20): Promise<RawConnection[]> {
+  return Promise.all(Array.from({ length: count }, async (_, i) => {
+    const connection = await RawConnection.open(port);
+    const bound = await exchange(connection, 1, bindRequest(1, userDn(i % users), 'password'));
+    assert.equal(bound.code, 0, bound.message);
+    return connection;
+  }));
+}
+
+describe('leveldap serve --threads 2', { skip }, () => {
+  let server: LeveldapServer;
+  let admin: Credentials;
+
+  before(async () => {
+    server = await startLeveldap({ users: 20, args: ['--threads', '2', '--max-connections', '40'] });
+    admin = { dn: server.adminDn, passwordFile: server.adminPasswordFile };
+  });
+  after(async () => { await server?.stop(); });
+
+  test('says it serves with two threads, and both answer binds; every log line is whole JSON', async () => {
+    assert.equal(logLines(server).find((line) => line.msg === 'leveldap is listening')?.threads, 2);
+    const connections = await bindMany(server.port, 32);
+    connections.forEach((connection) => connection.socket.destroy());
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the other thread's lines come through the first
+    assert.deepEqual([...bindingThreads(server)].sort(), [0, 1]);
+    const ids = logLines(server).filter((line) => line.op === 'bind').map((line) => `${line.conn}`);
+    assert.equal(new Set(ids).size, ids.length, 'connection numbers are unique over both threads');
+  });
+
+  test('an entry added on one connection is found at once by clients on both threads', async () => {
+    const readers = await bindMany(server.port, 16);
+    readers.forEach((connection) => connection.socket.destroy());
+    const writer = await RawConnection.open(server.port);
+    try {
+      assert.equal((await exchange(writer, 1, bindRequest(1, server.adminDn, server.adminPassword))).code, 0);
+      const added = await exchange(writer, 2, addRequest(2, `uid=fresh,${PEOPLE}`, [
+        ['objectClass', ['inetOrgPerson']], ['uid', ['fresh']], ['cn', ['Fresh']], ['sn', ['Fresh']],
+      ]));
+      assert.equal(added.code, 0, added.message);
+      const searches = await Promise.all(Array.from({ length: 16 }, () => ldapTool('ldapsearch', server.url, ['-LLL', '-b', PEOPLE, '(uid=fresh)', 'cn'], admin)));
+      for (const result of searches) {
+        assert.equal(result.code, 0, result.stderr);
+        assert.deepEqual(parseLdifOutput(result.stdout).map((entry) => entry.dn), [`uid=fresh,${PEOPLE}`]);
+      }
+    } finally {
+      writer.socket.destroy();
+    }
+  });
+
+  test('--max-connections holds over both threads: the 41st connection is closed, a freed place is taken again', async () => {
+    const held = await bindMany(server.port, 40);
+    try {
+      const refused = await RawConnection.open(server.port);
+      assert.ok(await refused.until(() => refused.closed, 5000), 'the connection over the cap is closed');
+      held.pop()!.socket.destroy();
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const [again] = await bindMany(server.port, 1);
+      held.push(again!);
+    } finally {
+      held.forEach((connection) => connection.socket.destroy());
+    }
+  });
+
+  test('SIGTERM stops both threads: exit 0, one "stopped" line', async () => {
+    const stopping = await startLeveldap({ users: 5, args: ['--threads', '2'] });
+    try {
+      (await bindMany(stopping.port, 8, 5)).forEach((connection) => connection.socket.destroy());
+      const exit = await stopping.terminate();
+      assert.equal(exit.code, 0, stopping.stderr());
+      assert.equal(logLines(stopping).filter((line) => line.msg === 'stopped').length, 1);
+    } finally {
+      await stopping.stop();
+    }
+  });
+});
+
+describe('leveldap serve --threads 2: LDAPS, and lockout', { skip }, () => {
+  let dir: string;
+
+  before(async () => { dir = await mkdtemp(join(tmpdir(), 'leveldap-threads-')); });
+  after(async () => { await rm(dir, { recursive: true, force: true }); });
+
+  test('LDAPS connections are served by both threads', async () => {
+    const certificate = await makeTestCertificate(dir);
+    const server = await startLeveldap({ users: 20, args: ['--threads', '2', '--tls-cert', certificate.cert, '--tls-key', certificate.key, '--ldaps-port', '0'] });
+    try {
+      const connections = await Promise.all(Array.from({ length: 24 }, async (_, i) => {
+        const socket = tls.connect({ host: '127.0.0.1', port: server.ldapsPort!, ca: readFileSync(certificate.ca), servername: 'localhost' });
+        await new Promise<void>((resolve, reject) => { socket.once('secureConnect', () => resolve()); socket.once('error', reject); });
+        const connection = RawConnection.over(socket);
+        assert.equal((await exchange(connection, 1, bindRequest(1, userDn(i % 20), 'password'))).code, 0);
+        return connection;
+      }));
+      connections.forEach((connection) => connection.socket.destroy());
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      assert.deepEqual([...bindingThreads(server)].sort(), [0, 1]);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('with lockout on, the server keeps one thread and says why', async () => {
+    const server = await startLeveldap({ users: 5, args: ['--threads', '2', '--max-failures', '3'] });
+    try {
+      const warning = logLines(server).find((line) => line.msg?.startsWith('serving with one thread'));
+      assert.match(warning?.msg ?? '', /lockout/);
+      assert.equal(warning?.asked, 2);
+      assert.equal(logLines(server).find((line) => line.msg === 'leveldap is listening')?.threads, 1);
+    } finally {
+      await server.stop();
+    }
+  });
+});

@@ -3,7 +3,7 @@
  * 10,000-user LDIF (pre-hashed {SSHA512}, then {PBKDF2-SHA256} at 10,000 iterations), the same
  * client (src/bench/bind-load.ts: 32 connections, one bind outstanding on each, random users),
  * alternating runs. Reports binds/s, latency percentiles, binds per CPU-second of each server,
- * resident memory at the end of the run, and the ratio. Logging is off on both servers (slapd loglevel is its default; leveldap --log-level warn).
+ * resident memory at the end of the run and the most seen during it (every 500 ms), and the ratio. Logging is off on both servers (slapd loglevel is its default; leveldap --log-level warn).
  * Run: npm run build && node dist/scripts/bench-binds.js     (USERS, SECONDS, CONNECTIONS, ROUNDS, SCHEMES,
  * THREADS: a list such as 1,2 runs one leveldap per value with serve --threads N, side by side;
  * unset: one leveldap with serve's default)
@@ -23,27 +23,34 @@ const SCHEMES = (process.env.SCHEMES ?? 'SSHA512,PBKDF2-SHA256').split(',');
 const THREADS = process.env.THREADS ? process.env.THREADS.split(',') : [undefined];
 const SUFFIX = 'dc=example,dc=com';
 
-/** A load run, with the server's CPU seconds over it and its resident memory at the end. */
-type Measured = LoadResult & { cpu: number; rssMb: number };
+/** A load run, with the server's CPU seconds over it and its resident memory: at the end, and the most seen (every 500 ms). */
+type Measured = LoadResult & { cpu: number; rssMb: number; maxRssMb: number };
 
 async function measure(server: BenchServer): Promise<Measured> {
   let cpuAtStart = 0;
   let cpu = 0;
+  let maxRss = 0;
+  const sample = setInterval(() => { maxRss = Math.max(maxRss, residentBytes(server.pid)); }, 500);
   const onCounting = (counting: boolean) => {
     if (counting) cpuAtStart = cpuSeconds(server.pid);
     else cpu = cpuSeconds(server.pid) - cpuAtStart;
   };
-  const result = await runBindLoad({
-    host: '127.0.0.1', port: server.port, users: USERS, password: Buffer.from('password'),
-    dn: (n) => `uid=user.${n},ou=People,${SUFFIX}`,
-  }, { connections: CONNECTIONS, seconds: SECONDS, warmUpSeconds: 2, onCounting });
-  return { ...result, cpu, rssMb: residentBytes(server.pid) / 2 ** 20 };
+  try {
+    const result = await runBindLoad({
+      host: '127.0.0.1', port: server.port, users: USERS, password: Buffer.from('password'),
+      dn: (n) => `uid=user.${n},ou=People,${SUFFIX}`,
+    }, { connections: CONNECTIONS, seconds: SECONDS, warmUpSeconds: 2, onCounting });
+    const rss = residentBytes(server.pid);
+    return { ...result, cpu, rssMb: rss / 2 ** 20, maxRssMb: Math.max(maxRss, rss) / 2 ** 20 };
+  } finally {
+    clearInterval(sample);
+  }
 }
 
 function row(scheme: string, name: string, r: Measured): string {
   const errors = Object.values(r.errors).reduce((a, b) => a + b, 0);
   const perCpu = r.cpu > 0 ? Math.round(r.operations / r.cpu) : 0;
-  return `| ${scheme} | ${name} | ${Math.round(r.throughput)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.p999Ms.toFixed(2)} | ${errors} | ${perCpu} | ${Math.round(r.rssMb)} |`;
+  return `| ${scheme} | ${name} | ${Math.round(r.throughput)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.p999Ms.toFixed(2)} | ${errors} | ${perCpu} | ${Math.round(r.rssMb)} | ${Math.round(r.maxRssMb)} |`;
 }
 
 async function benchScheme(scheme: string): Promise<string[]> {
@@ -76,11 +83,11 @@ async function benchScheme(scheme: string): Promise<string[]> {
   return [
     row(scheme, 'slapd', theirs),
     ...ours.map((name) => row(scheme, name, best.get(name)!)),
-    ...ours.map((name) => `| ${scheme} | **${name} / slapd** | **${(best.get(name)!.throughput / theirs.throughput).toFixed(2)}x** | | | | | | |`),
+    ...ours.map((name) => `| ${scheme} | **${name} / slapd** | **${(best.get(name)!.throughput / theirs.throughput).toFixed(2)}x** | | | | | | | |`),
   ];
 }
 
-const lines = ['| scheme | server | binds/s | p50 ms | p99 ms | p99.9 ms | errors | binds per CPU-second | RSS MB |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'];
+const lines = ['| scheme | server | binds/s | p50 ms | p99 ms | p99.9 ms | errors | binds per CPU-second | RSS MB at the end | RSS MB, most seen |', '|---|---|---:|---:|---:|---:|---:|---:|---:|---:|'];
 for (const scheme of SCHEMES) lines.push(...(await benchScheme(scheme)));
 await writeFile(join(tmpdir(), 'leveldap-bench-binds.md'), `${lines.join('\n')}\n`);
 process.stdout.write(`\n${USERS} users, ${CONNECTIONS} connections, ${SECONDS} s per run, best of ${ROUNDS} alternating runs, Node ${process.version}\n\n${lines.join('\n')}\n`);

@@ -333,7 +333,7 @@ async function manyLevelLookup(path: string): Promise<Lookup> {
 async function startRealServer(dataDir: string, port: number, registry: SchemeRegistry): Promise<void> {
   await startServer({
     dataDir, registry, defaultScheme: DEFAULT_SCHEME, allowClearDefault: false, adminPassword: Buffer.from(ADMIN_PASSWORD),
-    logLevel: 'warn', logDestination: 2,
+    logLevel: 'warn', logDestination: 2, threads: 1,
     config: { host: '127.0.0.1', port, baseDn: SUFFIX, adminDn: 'cn=Directory Manager', anonymousRead: true, limits: DEFAULT_LIMITS },
   });
 }
@@ -632,7 +632,7 @@ async function start(variant: Variant, dirs: readonly string[]): Promise<Running
   const port = await freePort();
   const env = { ...process.env, UV_THREADPOOL_SIZE: THREADPOOL, LEVELDAP_ADMIN_PASSWORD: ADMIN_PASSWORD };
   if (!variant.spec) {
-    const child = spawn(process.execPath, [LEVELDAP_BIN, 'serve', '--data', dirs[0]!, '--port', String(port), '--log-level', 'warn'],
+    const child = spawn(process.execPath, [LEVELDAP_BIN, 'serve', '--data', dirs[0]!, '--port', String(port), '--log-level', 'warn', '--threads', '1'],
       { stdio: ['ignore', 'ignore', 'inherit'], env });
     await waitForPort(port);
     return { pid: child.pid!, port, stop: stopper(child) };

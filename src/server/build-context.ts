@@ -8,6 +8,7 @@ import type { PasswordPolicy, SchemeRegistry } from '../password/index.js';
 import type { DirectoryStore } from '../store/index.js';
 import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
+import type { Counters } from './counters.js';
 import { createPolicyRuntime } from './password-policy.js';
 
 /** What every thread's context is made of, as plain data (it crosses to worker threads). */
@@ -20,11 +21,11 @@ export interface ContextSeed {
   readonly vendorVersion: string;
 }
 
-export function buildContext(seed: ContextSeed, store: DirectoryStore, registry: SchemeRegistry, log: Logger): ServerContext {
+export function buildContext(seed: ContextSeed, store: DirectoryStore, registry: SchemeRegistry, log: Logger, counters: Counters): ServerContext {
   return {
-    store, registry, log,
+    store, registry, log, counters,
     config: seed.config, vendorVersion: seed.vendorVersion, admin: seed.admin, dummyHash: seed.dummyHash,
     defaultScheme: seed.settings.defaultScheme,
-    policy: createPolicyRuntime(seed.settings, registry, store, log),
+    policy: createPolicyRuntime(seed.settings, registry, store, log, counters),
   };
 }

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { SchemeRegistry } from '../password/index.js';
 import type { DirectoryStore } from '../store/index.js';
 import type { ServerConfig } from './config.js';
+import type { Counters } from './counters.js';
 import type { PolicyRuntime } from './password-policy.js';
 import type { Control, Result } from './protocol/types.js';
 import type { OperationSignal, Session } from './session.js';
@@ -21,6 +22,8 @@ export interface ServerContext {
   readonly policy: PolicyRuntime;
   readonly log: Logger;
   readonly vendorVersion: string;
+  /** Counts shared by every serving thread (connections per listener, re-encodings). */
+  readonly counters: Counters;
 }
 
 export interface OperationContext {

@@ -1,2 +1,2 @@
-export { startServer, createLogger, type StartOptions, type Started } from './start.js';
+export { startServer, createLogger, DEFAULT_THREADS_MAX, type StartOptions, type Started } from './start.js';
 export { DEFAULT_LIMITS, type Limits, type ServerConfig } from './config.js';

@@ -42,8 +42,14 @@ export function duplicateFd(fd: number): number {
   return addon.dup(fd);
 }
 
+/** A bound, listening socket that nothing accepts on yet, and where it is bound. */
+export interface ReservedSocket {
+  readonly fd: number;
+  readonly address: net.AddressInfo;
+}
+
 /** Binds host:port; resolves with a descriptor of the listening socket that nothing accepts on yet. */
-export async function reserveSocket(host: string, port: number): Promise<number> {
+export async function reserveSocket(host: string, port: number): Promise<ReservedSocket> {
   const server = net.createServer();
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -52,7 +58,7 @@ export async function reserveSocket(host: string, port: number): Promise<number>
   try {
     const fd = listenerFd(server);
     if (fd === undefined) throw new Error('--threads: Node gives no descriptor of the listening socket on this platform');
-    return duplicateFd(fd);
+    return { fd: duplicateFd(fd), address: server.address() as net.AddressInfo };
   } finally {
     server.close(); // closes its own descriptor only: the socket stays bound and listening
   }

@@ -10,6 +10,7 @@ import { policyParams, rehashRule, VerifiedBindCache, type PasswordPolicy, type 
 import type { SchemeParams } from '../../schemes/scheme.js';
 import type { DirectoryStore } from '../store/index.js';
 import { BackgroundTasks } from './background.js';
+import type { Counters } from './counters.js';
 import { Lockout } from './lockout.js';
 import { PasswordUpgrades } from './password-upgrade.js';
 
@@ -25,7 +26,7 @@ export interface PolicyRuntime {
 }
 
 /** The runtime of a policy whose default scheme is resolved (its first name) and checked (checkPolicy). */
-export function createPolicyRuntime(settings: PasswordPolicy, registry: SchemeRegistry, store: DirectoryStore, log: Logger): PolicyRuntime {
+export function createPolicyRuntime(settings: PasswordPolicy, registry: SchemeRegistry, store: DirectoryStore, log: Logger, counters: Counters): PolicyRuntime {
   const background = new BackgroundTasks(log);
   const defaultParams = policyParams(registry, settings.defaultScheme, settings);
   return {
@@ -35,7 +36,7 @@ export function createPolicyRuntime(settings: PasswordPolicy, registry: SchemeRe
     lockout: new Lockout(settings, store, log, background),
     bindCache: new VerifiedBindCache(settings.bindCacheTtl, settings.bindCacheSize),
     upgrades: new PasswordUpgrades({
-      registry, store, log, background, rule: rehashRule(registry, settings), scheme: settings.defaultScheme, params: defaultParams,
+      registry, store, log, background, counters, rule: rehashRule(registry, settings), scheme: settings.defaultScheme, params: defaultParams,
     }),
   };
 }

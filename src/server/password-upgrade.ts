@@ -11,6 +11,7 @@ import { parseStoredValue, rehashReason, type RehashRule, type SchemeRegistry } 
 import type { SchemeParams } from '../../schemes/scheme.js';
 import { updateEntry, values, type DirectoryStore, type Dn, type Entry, type Modification } from '../store/index.js';
 import type { BackgroundTasks } from './background.js';
+import { COUNTER, type Counters } from './counters.js';
 
 /** The userPassword values with `old` replaced by `fresh`, or undefined when `old` is no longer stored. */
 function replacing(entry: Entry, old: Buffer, fresh: Buffer): Modification[] | undefined {
@@ -24,6 +25,8 @@ export interface UpgradeOptions {
   readonly store: DirectoryStore;
   readonly log: Logger;
   readonly background: BackgroundTasks;
+  /** Where re-encodings are counted (shared by every serving thread). */
+  readonly counters: Counters;
   /** What to re-encode. */
   readonly rule: RehashRule;
   /** The default scheme's name, and the parameters it writes with. */
@@ -34,8 +37,6 @@ export interface UpgradeOptions {
 export class PasswordUpgrades {
   /** Accounts being re-encoded (normalized DNs). */
   private readonly pending = new Set<string>();
-  /** Values re-encoded since start. */
-  private reencoded = 0;
 
   constructor(private readonly options: UpgradeOptions) {}
 
@@ -71,7 +72,7 @@ export class PasswordUpgrades {
       log.info({ dn: key, from }, 'password not re-encoded: it changed meanwhile');
       return;
     }
-    this.reencoded += 1;
-    log.info({ dn: key, from, to: scheme, reason, reencoded: this.reencoded }, 'password re-encoded after bind');
+    const reencoded = Atomics.add(this.options.counters, COUNTER.reencoded, 1) + 1;
+    log.info({ dn: key, from, to: scheme, reason, reencoded }, 'password re-encoded after bind');
   }
 }

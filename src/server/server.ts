@@ -15,6 +15,7 @@ import tls from 'node:tls';
 import { ResultCode } from '../store/index.js';
 import type { ServerContext } from './context.js';
 import { Connection } from './connection.js';
+import { COUNTER } from './counters.js';
 
 export interface RunningServer {
   readonly port: number;
@@ -34,24 +35,16 @@ export interface ListeningSockets {
 export interface ThreadShare {
   /** Listen on these descriptors (this thread's own, of sockets bound already) instead of binding host:port. */
   readonly sockets?: ListeningSockets;
-  /** Connections open per listener (LDAP, LDAPS), over all threads: an Int32Array of 2 over shared memory. */
-  readonly connectionCounts: Int32Array;
   /** This thread's connections are numbered thread + 1, thread + 1 + threads, ... */
   readonly thread: number;
   readonly threads: number;
 }
 
-/** A lone server: its own counts, numbering 1, 2, 3, ... */
-export function soleThread(): ThreadShare {
-  return { connectionCounts: newConnectionCounts(), thread: 0, threads: 1 };
-}
+/** A lone server: numbering 1, 2, 3, ... */
+const SOLE_THREAD: ThreadShare = { thread: 0, threads: 1 };
 
-export function newConnectionCounts(): Int32Array {
-  return new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
-}
-
-const LDAP = 0;
-const LDAPS = 1;
+const LDAP = COUNTER.ldapConnections;
+const LDAPS = COUNTER.ldapsConnections;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -83,14 +76,14 @@ function closeListener(server: net.Server): Promise<unknown> {
   return new Promise((resolve) => server.close(resolve));
 }
 
-export async function listen(context: ServerContext, share: ThreadShare = soleThread()): Promise<RunningServer> {
+export async function listen(context: ServerContext, share: ThreadShare = SOLE_THREAD): Promise<RunningServer> {
   const connections = new Set<Connection>();
   let nextId = share.thread + 1 - share.threads;
   const certificate = context.config.tls;
   /** Loaded once, for StartTLS and LDAPS. */
   const secureContext = certificate && tls.createSecureContext({ cert: certificate.cert, key: certificate.key });
   const open = (socket: net.Socket, listener: number, wrap: (socket: net.Socket) => net.Socket) => {
-    if (!admit(share.connectionCounts, listener, context.config.limits.maxConnections)) {
+    if (!admit(context.counters, listener, context.config.limits.maxConnections)) {
       socket.destroy();
       return;
     }
@@ -98,7 +91,7 @@ export async function listen(context: ServerContext, share: ThreadShare = soleTh
     connections.add(connection);
     void connection.closed.then(() => {
       connections.delete(connection);
-      Atomics.sub(share.connectionCounts, listener, 1);
+      Atomics.sub(context.counters, listener, 1);
     });
   };
   const plain = net.createServer((socket) => open(socket, LDAP, (raw) => raw));

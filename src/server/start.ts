@@ -1,6 +1,7 @@
 /** Everything `leveldap serve` sets up: database, schemes, admin account, logger, listeners, threads. */
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { normalizeDn, DirectoryStore, SharedSlots } from '../store/index.js';
 import {
@@ -10,8 +11,9 @@ import { nettleLoadError, pbkdf2Backends } from '../../schemes/kdf.js';
 import { loadAdminPassword } from './admin.js';
 import { buildContext, type ContextSeed } from './build-context.js';
 import type { ServerConfig } from './config.js';
-import { listen, newConnectionCounts, type ListeningSockets, type RunningServer } from './server.js';
-import { releaseSockets, reserveSockets, singleThreadReason, startThreads, type ServingThreads, type ThreadPlan } from './threads.js';
+import { newCounters, type Counters } from './counters.js';
+import { listen, type RunningServer } from './server.js';
+import { releaseSockets, reserveSockets, singleThreadReason, startThreads, type ThreadPlan } from './threads.js';
 
 export interface StartOptions {
   readonly dataDir: string;
@@ -28,7 +30,10 @@ export interface StartOptions {
   readonly logLevel: string;
   /** Where logs go (a file descriptor or stream); standard output by default. */
   readonly logDestination?: number | NodeJS.WritableStream;
-  /** Event loops serving connections (`--threads`, default 1): this thread and threads - 1 workers. */
+  /**
+   * Event loops serving connections (`--threads`): 1 serves on this thread; more serve on worker
+   * threads. Absent: one per core, at most DEFAULT_THREADS_MAX (one with lockout on).
+   */
   readonly threads?: number;
 }
 
@@ -82,53 +87,76 @@ async function contextSeed(options: StartOptions, settings: PasswordPolicy, stor
 
 const NO_FAILURE: Promise<Error> = new Promise(() => {});
 
-/** The threads to serve with: those asked for, or one (and a warning) when they cannot be had. */
-function threadCount(wanted: number, settings: PasswordPolicy, log: Logger): number {
+/** Serving threads when none are asked for: one per core, up to this many. */
+export const DEFAULT_THREADS_MAX = 8;
+
+/**
+ * The threads to serve with: those asked for (else one per core), or one when they cannot be
+ * had, said as a warning if they were asked for.
+ */
+function threadCount(asked: number | undefined, settings: PasswordPolicy, log: Logger): number {
+  const wanted = asked ?? Math.min(availableParallelism(), DEFAULT_THREADS_MAX);
   const notAvailable = singleThreadReason(wanted, settings.maxFailures > 0);
-  if (notAvailable) log.warn({ threads: 1, asked: wanted }, `serving with one thread: ${notAvailable}`);
+  if (notAvailable) log[asked === undefined ? 'info' : 'warn']({ threads: 1, asked: wanted }, `serving with one thread: ${notAvailable}`);
   return notAvailable ? 1 : wanted;
 }
 
-/** Threads 1 .. threads - 1 on the reserved sockets, their log lines into this thread's stream. */
-async function startOthers(plan: ThreadPlan, sockets: ListeningSockets, threads: number, log: Logger, stream: DestinationStream): Promise<ServingThreads> {
-  return startThreads(plan, sockets, threads, log, (text) => stream.write(text)).catch((error: unknown) => {
-    releaseSockets(sockets);
-    throw error;
-  });
+/** What serves: the listeners and how to stop them, and a failure to watch for. */
+interface Serving {
+  readonly server: RunningServer;
+  readonly failure: Promise<Error>;
+  /** Waits for writes made after answering (lockout, re-encoding) once the listeners stopped. */
+  drain(): Promise<void>;
+}
+
+/** One thread: this one serves. */
+async function serveHere(seed: ContextSeed, store: DirectoryStore, registry: SchemeRegistry, log: Logger, counters: Counters): Promise<Serving> {
+  const context = buildContext(seed, store, registry, log, counters);
+  const server = await listen(context);
+  return { server, failure: NO_FAILURE, drain: () => context.policy.background.drain() };
+}
+
+/** Several threads: workers serve on the sockets bound here; this thread writes their logs and stops them. */
+async function serveOnThreads(plan: ThreadPlan, threads: number, log: Logger, stream: DestinationStream): Promise<Serving> {
+  const reserved = await reserveSockets(plan.seed.config);
+  try {
+    const serving = await startThreads(plan, reserved.sockets, threads, log, (text) => stream.write(text));
+    const { host, port, ldapsPort } = reserved;
+    const server: RunningServer = { host, port, ...(ldapsPort !== undefined && { ldapsPort }), stop: (graceMillis = 10_000) => serving.stop(graceMillis) };
+    return { server, failure: serving.failure, drain: async () => {} };
+  } finally {
+    releaseSockets(reserved.sockets); // each thread listens on its own duplicate
+  }
 }
 
 export async function startServer(options: StartOptions): Promise<Started> {
   const settings = policySettings(options);
   const stream = logStream(options.logDestination);
-  const rootLog = pino({ ...LOG_OPTIONS, level: options.logLevel }, stream);
+  const log = pino({ ...LOG_OPTIONS, level: options.logLevel }, stream);
   const sharedLocks = SharedSlots.allocate();
-  const wanted = options.threads ?? 1;
-  const store = await DirectoryStore.open(options.dataDir, { cacheMb: options.cacheMb, ...(wanted > 1 && { threads: { sharedLocks } }) });
-  let others: ServingThreads | undefined;
+  const threads = threadCount(options.threads, settings, log);
+  const store = await DirectoryStore.open(options.dataDir, { cacheMb: options.cacheMb, ...(threads > 1 && { threads: { sharedLocks } }) });
   try {
     const admin = await loadAdminPassword(store, options.registry, settings.defaultScheme, options.adminPassword);
     const seed = await contextSeed(options, settings, admin.stored);
-    const log = wanted > 1 ? rootLog.child({ thread: 0 }) : rootLog;
-    const context = buildContext(seed, store, options.registry, log);
     log.info({ policy: settings }, 'password policy');
     log.info({ pbkdf2: pbkdf2Backends(), ...(nettleLoadError !== undefined && { nettleAddon: nettleLoadError }) }, 'PBKDF2 backends');
-    const threads = threadCount(wanted, settings, log);
-    const connectionCounts = newConnectionCounts();
-    const plan = { seed, recipe: registryRecipe(options.registry), dataDir: options.dataDir, cacheMb: options.cacheMb, logLevel: options.logLevel, sharedLocks, connectionCounts };
-    const sockets = threads > 1 ? await reserveSockets(options.config) : undefined;
-    others = sockets && await startOthers(plan, sockets, threads, log, stream);
-    const server = await listen(context, { ...(sockets && { sockets }), connectionCounts, thread: 0, threads });
+    const plan: ThreadPlan = {
+      seed, recipe: registryRecipe(options.registry), dataDir: options.dataDir, cacheMb: options.cacheMb, logLevel: options.logLevel,
+      sharedLocks, counters: newCounters(),
+    };
+    const serving = threads > 1 ? await serveOnThreads(plan, threads, log, stream) : await serveHere(seed, store, options.registry, log, plan.counters);
+    const { server } = serving;
     log.info({ host: server.host, port: server.port, ldapsPort: server.ldapsPort, data: options.dataDir, scheme: settings.defaultScheme, threads }, 'leveldap is listening');
     const stop = async (): Promise<void> => {
-      await Promise.all([server.stop(), others?.stop(10_000)]);
-      await context.policy.background.drain();
+      await server.stop();
+      await serving.drain();
       await store.close();
       log.info('stopped');
-      rootLog.flush();
+      log.flush();
     };
-    return { server, log, generatedAdminPassword: admin.generated, threads, failure: others?.failure ?? NO_FAILURE, stop };
+    return { server, log, generatedAdminPassword: admin.generated, threads, failure: serving.failure, stop };
   } catch (error) {
-    await others?.stop(0);
     await store.close();
     throw error;
   }

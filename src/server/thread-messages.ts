@@ -1,6 +1,7 @@
 /** What the first thread of `serve --threads` and the others tell each other. */
 import type { RegistryRecipe } from '../password/index.js';
 import type { ContextSeed } from './build-context.js';
+import type { Counters } from './counters.js';
 import type { ListeningSockets } from './server.js';
 
 /** workerData of a serving thread. */
@@ -12,8 +13,8 @@ export interface ThreadSetup {
   readonly logLevel: string;
   /** SharedSlots' buffer: entry locks over all threads. */
   readonly sharedLocks: SharedArrayBuffer;
-  /** Connections per listener over all threads. */
-  readonly connectionCounts: Int32Array;
+  /** Counts shared by every thread (counters.ts). */
+  readonly counters: Counters;
   /** This thread's own duplicates of the listening sockets. */
   readonly sockets: ListeningSockets;
   readonly thread: number;

@@ -43,9 +43,9 @@ async function serve(setup: ThreadSetup, relay: LogRelay, log: Logger): Promise<
     createIfMissing: false, cacheMb: setup.cacheMb, threads: { sharedLocks: setup.sharedLocks },
   });
   const registry = await registryFromRecipe(setup.recipe, log);
-  const context = buildContext(reviveSeed(setup.seed), store, registry, log);
+  const context = buildContext(reviveSeed(setup.seed), store, registry, log, setup.counters);
   const server = await listen(context, {
-    sockets: setup.sockets, connectionCounts: setup.connectionCounts, thread: setup.thread, threads: setup.threads,
+    sockets: setup.sockets, thread: setup.thread, threads: setup.threads,
   });
   port.once('message', ({ stop }: StopThread) => {
     void (async () => {

@@ -1,9 +1,13 @@
 /**
- * `serve --threads N`: N - 1 more event loops in worker threads, each serving connections of
- * the same listening sockets on the same database (the first thread runs the rest). Entry
- * locks and the connection cap live in shared memory; everything else a thread keeps is a
- * cache or per-connection state. Lockout counts failures in one thread's memory, so with
- * lockout on the server keeps one thread (see the README).
+ * `serve --threads N`: N event loops in worker threads, each serving connections of the same
+ * listening sockets on the same database; the main thread only starts them, writes their log
+ * lines and stops them. Entry locks and the connection cap live in shared memory; everything
+ * else a thread keeps is a cache or per-connection state. Lockout counts failures in one
+ * thread's memory, so with lockout on the server keeps one thread (see the README).
+ *
+ * Each serving thread's young generation is capped (YOUNG_GENERATION_MB): V8's default lets
+ * each grow to 32 MiB and more, which with several threads is most of the resident memory;
+ * at this size binds/s did not move measurably (docs/performance.md, "Memory").
  */
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
@@ -11,11 +15,13 @@ import type { Logger } from 'pino';
 import type { RegistryRecipe } from '../password/index.js';
 import type { ContextSeed } from './build-context.js';
 import type { ServerConfig } from './config.js';
+import type { Counters } from './counters.js';
 import { duplicateFd, releaseSocket, reserveSocket, sharingUnavailable } from './listen-socket.js';
 import type { ListeningSockets } from './server.js';
 import type { StopThread, ThreadReport, ThreadSetup } from './thread-messages.js';
 
 const ENTRY = new URL('./thread-worker.js', import.meta.url);
+const YOUNG_GENERATION_MB = 3;
 
 export interface ThreadPlan {
   readonly seed: ContextSeed;
@@ -24,7 +30,7 @@ export interface ThreadPlan {
   readonly cacheMb?: number;
   readonly logLevel: string;
   readonly sharedLocks: SharedArrayBuffer;
-  readonly connectionCounts: Int32Array;
+  readonly counters: Counters;
 }
 
 export interface ServingThreads {
@@ -41,15 +47,25 @@ export function singleThreadReason(threads: number, lockout: boolean): string | 
   return sharingUnavailable();
 }
 
+/** The listening sockets, bound before any thread accepts on them. */
+export interface ReservedSockets {
+  readonly sockets: ListeningSockets;
+  readonly host: string;
+  readonly port: number;
+  readonly ldapsPort?: number;
+}
+
 /** Binds the LDAP port, and the LDAPS port when there is one, for every thread to accept on. */
-export async function reserveSockets(config: ServerConfig): Promise<ListeningSockets> {
+export async function reserveSockets(config: ServerConfig): Promise<ReservedSockets> {
   const ldap = await reserveSocket(config.host, config.port);
   const ldapsPort = config.tls?.ldapsPort;
-  if (ldapsPort === undefined) return { ldap };
+  const reserved = { host: ldap.address.address, port: ldap.address.port };
+  if (ldapsPort === undefined) return { ...reserved, sockets: { ldap: ldap.fd } };
   try {
-    return { ldap, ldaps: await reserveSocket(config.host, ldapsPort) };
+    const ldaps = await reserveSocket(config.host, ldapsPort);
+    return { ...reserved, ldapsPort: ldaps.address.port, sockets: { ldap: ldap.fd, ldaps: ldaps.fd } };
   } catch (error) {
-    releaseSocket(ldap);
+    releaseSocket(ldap.fd);
     throw error;
   }
 }
@@ -67,7 +83,7 @@ function duplicates(sockets: ListeningSockets): ListeningSockets {
 
 /** One more serving thread; resolves once it listens. */
 async function startThread(setup: ThreadSetup, write: (text: string) => void): Promise<Worker> {
-  const worker = new Worker(ENTRY, { workerData: setup });
+  const worker = new Worker(ENTRY, { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
   const ready = new Promise<void>((resolve, reject) => {
     worker.on('message', (report: ThreadReport) => {
       if ('log' in report) write(report.log);
@@ -94,13 +110,13 @@ function running(workers: readonly Worker[]): Set<Worker> {
   return alive;
 }
 
-/** Starts threads 1 .. threads - 1 (this one is thread 0) on duplicates of `sockets`; `write` takes their log lines. */
+/** Starts serving threads 0 .. threads - 1 on duplicates of `sockets`; `write` takes their log lines. */
 export async function startThreads(
   plan: ThreadPlan, sockets: ListeningSockets, threads: number, log: Logger, write: (text: string) => void,
 ): Promise<ServingThreads> {
   const workers: Worker[] = [];
   try {
-    for (let thread = 1; thread < threads; thread += 1) {
+    for (let thread = 0; thread < threads; thread += 1) {
       workers.push(await startThread({ ...plan, sockets: duplicates(sockets), thread, threads }, write));
     }
   } catch (error) {

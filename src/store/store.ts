@@ -34,7 +34,7 @@ export interface OpenOptions {
   readonly createIfMissing?: boolean;
   /** Attributes to index, for a new database (an existing one keeps its own). */
   readonly indexes?: readonly string[];
-  /** LevelDB's block cache in MiB (default 16; import uses more). Part of the server's resident memory. */
+  /** LevelDB's block cache in MiB (default 8; import uses more). Part of the server's resident memory. */
   readonly cacheMb?: number;
   /**
    * Several threads of this process serve the database (`serve --threads`): each opens it with
@@ -44,7 +44,7 @@ export interface OpenOptions {
   readonly threads?: { readonly sharedLocks: SharedArrayBuffer };
 }
 
-export const DEFAULT_CACHE_MB = 16;
+export const DEFAULT_CACHE_MB = 8;
 
 export interface AddOptions {
   /** creatorsName/modifiersName. */

@@ -66,7 +66,8 @@ export const ADMIN_DN = 'cn=Directory Manager';
 
 /**
  * LEVELDAP_TEST_THREADS=N runs every server of the integration tests with `--threads N` (unless
- * a test asks for its own), so the whole suite can be run against several serving threads.
+ * a test asks for its own); without it they serve with serve's default (a thread per core), so
+ * the whole suite can be run both ways (`LEVELDAP_TEST_THREADS=1` for the main thread alone).
  */
 function threadArgs(args: readonly string[]): string[] {
   const threads = process.env.LEVELDAP_TEST_THREADS;

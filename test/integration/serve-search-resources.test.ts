@@ -72,7 +72,7 @@ describe('leveldap serve: searches release their database iterators', () => {
     await populateDatabase(dataDir, USERS);
     started = await startServer({
       dataDir, registry: createRegistry(), defaultScheme: 'SSHA512', allowClearDefault: false,
-      adminPassword: Buffer.from('resources-admin'), logLevel: 'silent',
+      adminPassword: Buffer.from('resources-admin'), logLevel: 'silent', threads: 1, // the open iterators are counted in this thread
       config: {
         host: '127.0.0.1', port: 0, baseDn: 'dc=example,dc=com', adminDn: 'cn=Directory Manager', anonymousRead: true,
         limits: { ...DEFAULT_LIMITS, sizeLimit: 0 },

@@ -20,6 +20,7 @@ import { addEntry, generalizedTime, modifyEntry, parseDn, updateEntry, values, D
 import { BackgroundTasks } from '../../src/server/background.js';
 import { Lockout } from '../../src/server/lockout.js';
 import { PasswordUpgrades } from '../../src/server/password-upgrade.js';
+import { newCounters } from '../../src/server/counters.js';
 import { BASE, PEOPLE, person, tempDir } from '../helpers/store.js';
 
 const registry = createRegistry();
@@ -255,7 +256,7 @@ describe('lockout and re-encoding against a store', () => {
     const { log, lines } = recordingLogger();
     const background = new BackgroundTasks(log);
     const target = { scheme: 'PBKDF2-SHA256', params: { iterations: 1000 } };
-    const upgrades = new PasswordUpgrades({ registry, store, log, background, rule: rehashRule(registry, policy({ deprecatedSchemes: ['SSHA'] })), ...target });
+    const upgrades = new PasswordUpgrades({ registry, store, log, background, counters: newCounters(), rule: rehashRule(registry, policy({ deprecatedSchemes: ['SSHA'] })), ...target });
     const password = Buffer.from('secret');
     const ssha = await registry.encode('SSHA', password);
     await modifyEntry(store, dnOf(5), [{ op: 'replace', attribute: 'userPassword', values: [Buffer.from(ssha), Buffer.from('{SSHA512}other')] }], { actor: 'cn=admin' });

@@ -1,6 +1,7 @@
 /** `leveldap serve`: the LDAP server on a database directory. */
 import type { Argv, CommandModule } from 'yargs';
-import { DEFAULT_LIMITS, startServer } from '../../server/index.js';
+import { setFlagsFromString } from 'node:v8';
+import { DEFAULT_LIMITS, DEFAULT_THREADS_MAX, startServer } from '../../server/index.js';
 import { DEFAULT_CACHE_MB } from '../../store/index.js';
 import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../data-options.js';
 import { CliError } from '../errors.js';
@@ -25,7 +26,7 @@ interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOption
   'idle-timeout': number;
   'max-connections': number;
   'cache-mb': number;
-  threads: number;
+  threads?: number;
   'log-level': string;
 }
 
@@ -43,8 +44,19 @@ function builder(yargs: Argv): Argv<ServeArgs> {
     .option('idle-timeout', { type: 'number', default: DEFAULT_LIMITS.idleTimeout, describe: 'close idle connections after this many seconds (0: never)' })
     .option('max-connections', { type: 'number', default: DEFAULT_LIMITS.maxConnections, describe: 'connections at once' })
     .option('cache-mb', { type: 'number', default: DEFAULT_CACHE_MB, requiresArg: true, describe: 'LevelDB block cache in MiB (part of resident memory)' })
-    .option('threads', { type: 'number', default: 1, requiresArg: true, describe: 'event loops serving connections (worker threads sharing the port and database; one with lockout on)' })
+    .option('threads', { type: 'number', requiresArg: true, describe: `event loops serving connections, worker threads sharing the port and database (default: one per core, at most ${DEFAULT_THREADS_MAX}; one with lockout on)` })
     .option('log-level', { type: 'string', default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], describe: 'log level (access log at info)' }) as Argv<ServeArgs>;
+}
+
+/**
+ * V8 lets a heap grow to about twice what survived its last full collection before the next
+ * one; serve's heaps are mostly short-lived garbage, and with a thread per core that headroom
+ * was most of the resident memory. 25% keeps each serving thread's heap near 30 MB with
+ * 100,000 users binding at random (docs/performance.md, "Memory"); V8 reads it at each
+ * collection, so setting it here applies to every thread.
+ */
+function limitHeapGrowth(): void {
+  setFlagsFromString('--heap-growing-percent=25');
 }
 
 async function adminPassword(args: ServeArgs): Promise<Buffer | undefined> {
@@ -57,13 +69,15 @@ async function adminPassword(args: ServeArgs): Promise<Buffer | undefined> {
 
 async function handler(args: ServeArgs): Promise<void> {
   if (!Number.isInteger(args['cache-mb']) || args['cache-mb'] < 1) throw new CliError(`--cache-mb ${args['cache-mb']}: a whole number of MiB, at least 1`);
-  if (!Number.isInteger(args.threads) || args.threads < 1 || args.threads > MAX_THREADS) throw new CliError(`--threads ${args.threads}: a whole number from 1 to ${MAX_THREADS}`);
+  const { threads } = args;
+  if (threads !== undefined && (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS)) throw new CliError(`--threads ${threads}: a whole number from 1 to ${MAX_THREADS}`);
+  limitHeapGrowth();
   const registry = await registryFromOptions(args);
   const tls = await tlsConfig(args);
   const policy = await policyFromOptions(args);
   const started = await startServer({
     dataDir: args.data, cacheMb: args['cache-mb'], registry, defaultScheme: policy.defaultScheme, policy, allowClearDefault: args['allow-clear-default'],
-    adminPassword: await adminPassword(args), logLevel: args['log-level'], threads: args.threads,
+    adminPassword: await adminPassword(args), logLevel: args['log-level'], ...(threads !== undefined && { threads }),
     config: {
       host: args.host, port: args.port, baseDn: args['base-dn'], adminDn: args['admin-dn'], anonymousRead: args['anonymous-read'],
       limits: { ...DEFAULT_LIMITS, sizeLimit: args['size-limit'], timeLimit: args['time-limit'], idleTimeout: args['idle-timeout'], maxConnections: args['max-connections'] },

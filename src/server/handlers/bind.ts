@@ -85,12 +85,16 @@ interface BindDn {
 
 /**
  * Bind DNs that bound successfully, parsed and normalized: the same accounts bind again and again.
- * At most BOUND_NAMES_LIMIT (about 800 bytes each); then it starts over. 50,000 cost some 40 MB
- * of heap with 100,000 users binding at random, for a parse that takes 4-8 µs.
+ * At most BOUND_NAMES_LIMIT (about 800 bytes each); when full it starts over, but at most once
+ * every REFILL_MILLIS: with many more accounts than that binding at random, a cache refilled
+ * at once only churns (every entry outlives V8's young generation and becomes old-generation
+ * garbage: tens of MB of heap with 100,000 users), for a parse that takes 4-8 µs.
  */
 const boundNames = new Map<string, BindDn>();
 const BOUND_NAMES_LIMIT = 10_000;
+const REFILL_MILLIS = 30_000;
 const CACHED_NAME_LIMIT = 512;
+let filledAt = 0;
 
 function parseBindDn(name: string): BindDn {
   const cached = boundNames.get(name);
@@ -102,8 +106,13 @@ function parseBindDn(name: string): BindDn {
 /** Remembers a DN that just bound (short ones only: the cache must not be a way to fill memory). */
 function remember(name: string, parsed: BindDn): void {
   if (name.length > CACHED_NAME_LIMIT || boundNames.has(name)) return;
-  if (boundNames.size >= BOUND_NAMES_LIMIT) boundNames.clear();
+  if (boundNames.size >= BOUND_NAMES_LIMIT) {
+    const now = Date.now();
+    if (now - filledAt < REFILL_MILLIS) return;
+    boundNames.clear();
+  }
   boundNames.set(name, parsed);
+  if (boundNames.size === BOUND_NAMES_LIMIT) filledAt = Date.now();
 }
 
 interface Account {

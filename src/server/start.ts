@@ -13,7 +13,8 @@ import { buildContext, type ContextSeed } from './build-context.js';
 import type { ServerConfig } from './config.js';
 import { newCounters, type Counters } from './counters.js';
 import { listen, type RunningServer } from './server.js';
-import { releaseSockets, reserveSockets, singleThreadReason, startThreads, type ThreadPlan } from './threads.js';
+import type { ThreadPlan } from './thread-messages.js';
+import { releaseSockets, reserveSockets, singleThreadReason, startThreads } from './threads.js';
 
 export interface StartOptions {
   readonly dataDir: string;

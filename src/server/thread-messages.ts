@@ -1,11 +1,11 @@
-/** What the first thread of `serve --threads` and the others tell each other. */
+/** What the main thread of `serve --threads` and the serving threads tell each other. */
 import type { RegistryRecipe } from '../password/index.js';
 import type { ContextSeed } from './build-context.js';
 import type { Counters } from './counters.js';
 import type { ListeningSockets } from './server.js';
 
-/** workerData of a serving thread. */
-export interface ThreadSetup {
+/** What every serving thread is started with (plain data and shared memory). */
+export interface ThreadPlan {
   readonly seed: ContextSeed;
   readonly recipe: RegistryRecipe;
   readonly dataDir: string;
@@ -15,13 +15,17 @@ export interface ThreadSetup {
   readonly sharedLocks: SharedArrayBuffer;
   /** Counts shared by every thread (counters.ts). */
   readonly counters: Counters;
+}
+
+/** workerData of one serving thread. */
+export interface ThreadSetup extends ThreadPlan {
   /** This thread's own duplicates of the listening sockets. */
   readonly sockets: ListeningSockets;
   readonly thread: number;
   readonly threads: number;
 }
 
-/** From a serving thread: log lines (relayed to the first thread's log), ready, stopped. */
+/** From a serving thread: log lines (relayed to the main thread's log), ready, stopped. */
 export type ThreadReport = { readonly log: string } | { readonly ready: true } | { readonly stopped: true };
 
 /** To a serving thread. */

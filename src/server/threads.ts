@@ -12,26 +12,14 @@
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { RegistryRecipe } from '../password/index.js';
-import type { ContextSeed } from './build-context.js';
 import type { ServerConfig } from './config.js';
-import type { Counters } from './counters.js';
 import { duplicateFd, releaseSocket, reserveSocket, sharingUnavailable } from './listen-socket.js';
 import type { ListeningSockets } from './server.js';
-import type { StopThread, ThreadReport, ThreadSetup } from './thread-messages.js';
+import type { StopThread, ThreadPlan, ThreadReport, ThreadSetup } from './thread-messages.js';
+
 
 const ENTRY = new URL('./thread-worker.js', import.meta.url);
 const YOUNG_GENERATION_MB = 3;
-
-export interface ThreadPlan {
-  readonly seed: ContextSeed;
-  readonly recipe: RegistryRecipe;
-  readonly dataDir: string;
-  readonly cacheMb?: number;
-  readonly logLevel: string;
-  readonly sharedLocks: SharedArrayBuffer;
-  readonly counters: Counters;
-}
 
 export interface ServingThreads {
   /** Resolves when a thread fails after starting (the server is then short of it: stop it). */

@@ -18,7 +18,7 @@ const leveldap = (args: string[], input?: string): Promise<RunResult> => run(pro
 
 const BASE_DN = 'dc=example,dc=com';
 const PEOPLE_DN = `ou=People,${BASE_DN}`;
-const COUNT_LINE = /^imported (\d+) entries(?:, (\d+) skipped)? in [\d.]+ s \(\d+ entries\/s\)\n$/;
+const COUNT_LINE = /^imported (\d+) entries(?:, (\d+) skipped)? in [\d.]+ s \(\d+ entries\/s\)\n(?:compacted the database in [\d.]+ s\n)?$/;
 
 /** Runs the body with a fresh temporary directory, removed afterwards whatever happens. */
 async function inTempDir(body: (dir: string) => Promise<void>): Promise<void> {
@@ -97,6 +97,7 @@ describe('import-ldif and export-ldif: round trip', () => {
       const first = await importLdif(dir, generated, [], join(dir, 'db1'));
       assert.equal(first.code, 0, first.stderr);
       assert.match(first.stdout, /^imported 302 entries in /);
+      assert.match(first.stdout, /^compacted the database in \d+\.\d s$/m);
       assert.deepEqual(counts(first), { imported: 302, skipped: 0 });
 
       const exported = await exportLdif(join(dir, 'db1'));
@@ -113,8 +114,9 @@ describe('import-ldif and export-ldif: round trip', () => {
       assert.equal(await verifyPassword(stored, 'password'), 0);
       assert.equal(await verifyPassword(stored, 'passwore'), 1);
 
-      const second = await importLdif(dir, exported, [], join(dir, 'db2'));
+      const second = await importLdif(dir, exported, ['--no-compact'], join(dir, 'db2'));
       assert.equal(second.code, 0, second.stderr);
+      assert.doesNotMatch(second.stdout, /compacted/, '--no-compact leaves the database as loaded');
       assert.deepEqual(counts(second), { imported: 302, skipped: 0 });
       const reexported = await exportLdif(join(dir, 'db2'));
       assert.ok(reexported === exported, 'the export of the re-imported export is byte-identical');

@@ -20,6 +20,7 @@ interface ImportArgs extends SchemeOptions, DataOptions, PolicyFileOption {
   'allow-clear': boolean;
   'admin-dn': string;
   suffix?: string[];
+  compact: boolean;
 }
 
 function builder(yargs: Argv): Argv<ImportArgs> {
@@ -30,7 +31,8 @@ function builder(yargs: Argv): Argv<ImportArgs> {
     .option('continue-on-error', { type: 'boolean', default: false, describe: 'skip entries that cannot be imported, count them, exit 1' })
     .option('allow-clear', { type: 'boolean', default: false, describe: 'allow --scheme CLEAR (passwords stored in clear)' })
     .option('admin-dn', { type: 'string', default: DEFAULT_ADMIN_DN, describe: 'creatorsName of imported entries that lack one' })
-    .option('suffix', { type: 'string', array: true, requiresArg: true, describe: 'an entry without a parent that may start a naming context (repeatable)' }) as Argv<ImportArgs>;
+    .option('suffix', { type: 'string', array: true, requiresArg: true, describe: 'an entry without a parent that may start a naming context (repeatable)' })
+    .option('compact', { type: 'boolean', default: true, describe: 'compact the database after the load (--no-compact: leave it to LevelDB)' }) as Argv<ImportArgs>;
 }
 
 /** yargs hands a lone "-" over as "". */
@@ -58,6 +60,13 @@ async function inputSize(file: string): Promise<number | undefined> {
   } catch (error) {
     throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
   }
+}
+
+/** Compacts after a load, saying how long it took. */
+async function compact(store: DirectoryStore): Promise<void> {
+  const started = performance.now();
+  await store.compact();
+  process.stdout.write(`compacted the database in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 }
 
 function report(imported: number, skipped: number, started: number): string {
@@ -88,6 +97,7 @@ async function handler(args: ImportArgs): Promise<void> {
     progress.stop();
     process.stdout.write(report(result.imported, result.skipped, started));
     if (result.skipped > 0) process.exitCode = 1;
+    if (args.compact && result.imported > 0) await compact(store);
   } catch (error) {
     progress.stop();
     if (!(error instanceof Error) || !('line' in error)) throw error;

@@ -25,6 +25,9 @@ export interface Transport {
   readonly startTls?: SecureContext;
 }
 
+/** The answer to an operation that arrives while the server stops. */
+const SHUTTING_DOWN: Reply = { code: ResultCode.unavailable, message: 'server shutting down' };
+
 /** A client that has not read what we wrote for this long is cut off. */
 const WRITE_STALL_MS = 60_000;
 
@@ -42,6 +45,8 @@ export class Connection {
   private binding = false;
   /** StartTLS was accepted: nothing is read until the TLS socket takes over. */
   private upgrading = false;
+  /** The server is stopping: operations not yet started are answered unavailable (52). */
+  private refusing = false;
   private readonly startTlsContext: SecureContext | undefined;
   private readonly onSocketData = (chunk: Buffer): void => this.onData(chunk);
   private markClosed!: () => void;
@@ -79,6 +84,12 @@ export class Connection {
 
   get idle(): boolean {
     return this.session.outstanding === 0 && this.queue.length === 0;
+  }
+
+  /** The server stops: operations in progress finish; any other, queued or still to come, is answered unavailable. */
+  refuseNewOperations(): void {
+    this.refusing = true;
+    this.pump();
   }
 
   /** Takes one request; false once nothing more may be read as LDAP in clear (closing, or StartTLS accepted). */
@@ -166,6 +177,10 @@ export class Connection {
       const next = this.queue[0]!;
       if (next.kind === 'bind' ? this.session.outstanding > 0 : this.session.outstanding >= maxOutstanding) break;
       this.queue.shift();
+      if (this.refusing) {
+        void this.run(next, async () => SHUTTING_DOWN);
+        continue;
+      }
       if (next.kind === 'bind') this.binding = true;
       void this.run(next);
     }

@@ -3,7 +3,8 @@
  * whose sockets are wrapped in TLS at once. Both feed the same connections (connection.ts), so
  * a handshake in progress is a connection like any other: the idle timeout covers it and a stop
  * closes it. A cap on connections per listener, and a graceful stop: no new connections,
- * in-flight operations finish, clients get a notice of disconnection, then the database closes.
+ * operations in flight finish, any other is answered unavailable (52), clients get a notice of
+ * disconnection, then the database closes.
  *
  * With `serve --threads`, every thread runs these listeners on its own descriptor of the same
  * listening sockets (the kernel hands each new connection to one of them), counts connections
@@ -111,6 +112,7 @@ export async function listen(context: ServerContext, share: ThreadShare = SOLE_T
     ...(ldaps && { ldapsPort: ldaps.port }),
     async stop(graceMillis = 10_000) {
       const closed = Promise.all([closeListener(plain), ldaps && closeListener(ldaps.server)]);
+      for (const connection of connections) connection.refuseNewOperations();
       await drain(connections, graceMillis);
       for (const connection of connections) connection.disconnect(ResultCode.unavailable, 'server shutting down');
       await closed;

@@ -14,7 +14,7 @@ import type { ServerConfig } from './config.js';
 import { newCounters, type Counters } from './counters.js';
 import { listen, type RunningServer } from './server.js';
 import type { ThreadPlan } from './thread-messages.js';
-import { releaseSockets, reserveSockets, singleThreadReason, startThreads } from './threads.js';
+import { mainOwner, releaseSockets, reserveSockets, singleThreadReason, startThreads } from './threads.js';
 
 export interface StartOptions {
   readonly dataDir: string;
@@ -136,7 +136,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
   const log = pino({ ...LOG_OPTIONS, level: options.logLevel }, stream);
   const sharedLocks = SharedSlots.allocate();
   const threads = threadCount(options.threads, settings, log);
-  const store = await DirectoryStore.open(options.dataDir, { cacheMb: options.cacheMb, ...(threads > 1 && { threads: { sharedLocks } }) });
+  const store = await DirectoryStore.open(options.dataDir, { cacheMb: options.cacheMb, ...(threads > 1 && { threads: { sharedLocks, owner: mainOwner(threads) } }) });
   try {
     const admin = await loadAdminPassword(store, options.registry, settings.defaultScheme, options.adminPassword);
     const seed = await contextSeed(options, settings, admin.stored);

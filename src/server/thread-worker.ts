@@ -8,6 +8,7 @@ import { pino, type Logger } from 'pino';
 import { registryFromRecipe } from '../password/index.js';
 import { DirectoryStore } from '../store/index.js';
 import { buildContext, type ContextSeed } from './build-context.js';
+import { slotOwner } from './threads.js';
 import { LOG_OPTIONS } from './start.js';
 import { listen } from './server.js';
 import type { StopThread, ThreadReport, ThreadSetup } from './thread-messages.js';
@@ -40,7 +41,7 @@ function reviveSeed(seed: ContextSeed): ContextSeed {
 
 async function serve(setup: ThreadSetup, relay: LogRelay, log: Logger): Promise<void> {
   const store = await DirectoryStore.open(setup.dataDir, {
-    createIfMissing: false, cacheMb: setup.cacheMb, threads: { sharedLocks: setup.sharedLocks },
+    createIfMissing: false, cacheMb: setup.cacheMb, threads: { sharedLocks: setup.sharedLocks, owner: slotOwner(setup.thread) },
   });
   const registry = await registryFromRecipe(setup.recipe, log);
   const context = buildContext(reviveSeed(setup.seed), store, registry, log, setup.counters);
@@ -49,12 +50,17 @@ async function serve(setup: ThreadSetup, relay: LogRelay, log: Logger): Promise<
   });
   port.once('message', ({ stop }: StopThread) => {
     void (async () => {
-      await server.stop(stop.graceMillis);
-      await context.policy.background.drain();
-      await store.close();
-      relay.flush();
-      report({ stopped: true });
-      port.close();
+      try {
+        await server.stop(stop.graceMillis);
+        await context.policy.background.drain();
+      } catch (error) {
+        log.error({ err: error }, 'stopping this thread failed');
+      } finally {
+        await store.close().catch((error: unknown) => log.error({ err: error }, 'closing the database failed'));
+        relay.flush();
+        report({ stopped: true });
+        port.close();
+      }
     })();
   });
   report({ ready: true });

@@ -9,9 +9,9 @@
  * each grow to 32 MiB and more, which with several threads is most of the resident memory;
  * at this size binds/s did not move measurably (docs/performance.md, "Memory").
  */
-import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
+import { SharedSlots } from '../store/index.js';
 import type { ServerConfig } from './config.js';
 import { duplicateFd, releaseSocket, reserveSocket, sharingUnavailable } from './listen-socket.js';
 import type { ListeningSockets } from './server.js';
@@ -27,6 +27,10 @@ export interface ServingThreads {
   /** Stops every thread: no new connections, operations in flight finish, their databases close. */
   stop(graceMillis: number): Promise<void>;
 }
+
+/** The owner number a serving thread's entry locks record (SharedSlots); the main thread's comes after them all. */
+export const slotOwner = (thread: number): number => thread + 1;
+export const mainOwner = (threads: number): number => threads + 1;
 
 /** Why the server will run one thread although more were asked for, or undefined. */
 export function singleThreadReason(threads: number, lockout: boolean): string | undefined {
@@ -84,18 +88,39 @@ async function startThread(setup: ThreadSetup, write: (text: string) => void): P
   return worker;
 }
 
+/** Resolves when the thread has exited, however it ended (an 'error' is followed by 'exit'). */
+const exitOf = (worker: Worker): Promise<void> => new Promise((resolve) => worker.once('exit', () => resolve()));
+
 async function stopThread(worker: Worker, graceMillis: number): Promise<void> {
-  const exited = once(worker, 'exit');
+  const exited = exitOf(worker);
   const message: StopThread = { stop: { graceMillis } };
   worker.postMessage(message);
   await exited;
 }
 
-/** Threads still running (a failed one has left). */
-function running(workers: readonly Worker[]): Set<Worker> {
+/**
+ * Watches the serving threads: one that ends other than by stop() has its entry locks freed at
+ * once (so the others' writes go on) and is logged; `failure` resolves with the first such end.
+ */
+function watch(workers: readonly Worker[], plan: ThreadPlan, log: Logger): { alive: Set<Worker>; failure: Promise<Error>; stopping(): void } {
   const alive = new Set(workers);
-  workers.forEach((worker) => worker.once('exit', () => alive.delete(worker)));
-  return alive;
+  const slots = new SharedSlots(plan.sharedLocks, mainOwner(workers.length));
+  let stopping = false;
+  const failure = new Promise<Error>((resolve) => {
+    workers.forEach((worker, thread) => {
+      let error: Error | undefined;
+      worker.once('error', (thrown) => { error = thrown; });
+      worker.once('exit', (code) => {
+        alive.delete(worker);
+        if (stopping && error === undefined) return;
+        const freed = slots.freeOwnedBy(slotOwner(thread));
+        const failed = error ?? new Error(`serving thread ${thread} exited (${code})`);
+        log.fatal({ err: failed, thread, freedLocks: freed }, 'a serving thread failed');
+        resolve(failed);
+      });
+    });
+  });
+  return { alive, failure, stopping: () => { stopping = true; } };
 }
 
 /** Starts serving threads 0 .. threads - 1 on duplicates of `sockets`; `write` takes their log lines. */
@@ -111,20 +136,12 @@ export async function startThreads(
     await Promise.all(workers.map((worker) => worker.terminate()));
     throw error;
   }
-  let stopping = false;
-  const alive = running(workers);
-  const failure = new Promise<Error>((resolve) => {
-    for (const worker of workers) {
-      worker.once('error', (error) => resolve(error));
-      worker.once('exit', (code) => { if (!stopping) resolve(new Error(`a serving thread exited (${code})`)); });
-    }
-  });
-  void failure.then((error) => log.fatal({ err: error }, 'a serving thread failed'));
+  const watched = watch(workers, plan, log);
   return {
-    failure,
+    failure: watched.failure,
     async stop(graceMillis) {
-      stopping = true;
-      await Promise.all([...alive].map((worker) => stopThread(worker, graceMillis)));
+      watched.stopping();
+      await Promise.all([...watched.alive].map((worker) => stopThread(worker, graceMillis)));
     },
   };
 }

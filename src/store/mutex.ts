@@ -49,7 +49,6 @@ export class KeyedMutex {
 /** Slots of the shared lock table: enough that unrelated entries rarely take turns. */
 const SLOTS = 4096;
 const FREE = 0;
-const HELD = 1;
 
 /** FNV-1a over the key's UTF-16 code units, to a slot. */
 export function slotOf(key: string): number {
@@ -58,11 +57,16 @@ export function slotOf(key: string): number {
   return (hash >>> 0) % SLOTS;
 }
 
-/** A table of locks in shared memory, one per slot: each thread wraps the same buffer. */
+/**
+ * A table of locks in shared memory, one per slot: each thread wraps the same buffer with its
+ * own owner number (1 and up), which a held slot records, so the slots of a thread that died
+ * holding some can be freed (freeOwnedBy) and the other threads' writes go on.
+ */
 export class SharedSlots {
   private readonly slots: Int32Array;
 
-  constructor(readonly buffer: SharedArrayBuffer = SharedSlots.allocate()) {
+  constructor(readonly buffer: SharedArrayBuffer = SharedSlots.allocate(), private readonly owner = 1) {
+    if (!Number.isInteger(owner) || owner < 1) throw new RangeError(`a slot owner is a number from 1, not ${owner}`);
     this.slots = new Int32Array(buffer);
   }
 
@@ -79,7 +83,18 @@ export class SharedSlots {
 
   /** Slots held right now, in every thread (for tests). */
   get held(): number {
-    return this.slots.reduce((count, value) => count + (value === HELD ? 1 : 0), 0);
+    return this.slots.reduce((count, value) => count + (value === FREE ? 0 : 1), 0);
+  }
+
+  /** Frees every slot `owner` holds (that thread has died); returns how many. */
+  freeOwnedBy(owner: number): number {
+    let freed = 0;
+    for (let slot = 0; slot < SLOTS; slot += 1) {
+      if (Atomics.compareExchange(this.slots, slot, owner, FREE) !== owner) continue;
+      Atomics.notify(this.slots, slot);
+      freed += 1;
+    }
+    return freed;
   }
 
   /**
@@ -87,8 +102,10 @@ export class SharedSlots {
    * thread has its listeners (and a stopping one its drain timer) for that.
    */
   private async take(slot: number): Promise<void> {
-    while (Atomics.compareExchange(this.slots, slot, FREE, HELD) !== FREE) {
-      const wait = Atomics.waitAsync(this.slots, slot, HELD);
+    for (;;) {
+      const holder = Atomics.compareExchange(this.slots, slot, FREE, this.owner);
+      if (holder === FREE) return;
+      const wait = Atomics.waitAsync(this.slots, slot, holder);
       if (wait.async) await wait.value;
     }
   }

@@ -39,9 +39,10 @@ export interface OpenOptions {
   /**
    * Several threads of this process serve the database (`serve --threads`): each opens it with
    * this set (classic-level shares one LevelDB between them) and the same `sharedLocks`
-   * (SharedSlots' buffer), so writes to an entry take turns across threads too.
+   * (SharedSlots' buffer, `owner` numbering the thread from 1), so writes to an entry take turns
+   * across threads too.
    */
-  readonly threads?: { readonly sharedLocks: SharedArrayBuffer };
+  readonly threads?: { readonly sharedLocks: SharedArrayBuffer; readonly owner: number };
 }
 
 export const DEFAULT_CACHE_MB = 8;
@@ -126,7 +127,7 @@ export class DirectoryStore {
     const db = await openLevel(dir, options.createIfMissing ?? true, options.cacheMb ?? DEFAULT_CACHE_MB, options.threads !== undefined);
     try {
       const indexes = await DirectoryStore.checkFormat(db, dir, options.indexes ?? DEFAULT_INDEXES);
-      const shared = options.threads && new SharedSlots(options.threads.sharedLocks);
+      const shared = options.threads && new SharedSlots(options.threads.sharedLocks, options.threads.owner);
       return new DirectoryStore(db, new Set(indexes), shared);
     } catch (error) {
       await db.close();

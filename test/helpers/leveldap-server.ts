@@ -29,6 +29,8 @@ export interface LeveldapOptions {
   readonly dir?: string;
   /** How long to wait for the "leveldap is listening" line (default 20 s). */
   readonly startTimeoutMs?: number;
+  /** More environment variables for the server process. */
+  readonly env?: Readonly<Record<string, string>>;
 }
 
 export interface ExitInfo {
@@ -140,7 +142,7 @@ export async function startLeveldap(options: LeveldapOptions = {}): Promise<Leve
 
   const started = spawn(process.execPath, [
     leveldapBin, 'serve', '--data', dataDir, '--port', '0', '--admin-password-file', adminPasswordFile, ...threadArgs(options.args ?? []), ...(options.args ?? []),
-  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   child = started;
 
   const lines: string[] = [];

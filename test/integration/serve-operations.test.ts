@@ -12,6 +12,7 @@ import { leveldapBin } from '../helpers/paths.js';
 import { findProgram } from '../helpers/slapd.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, parseLdifOutput, valuesOf, RawConnection, Op, NOTICE_OF_DISCONNECTION, type Credentials, type LdifEntry } from '../helpers/ldap-client.js';
+import { answer, bindRequest, modifyRequest } from '../helpers/ldap-requests.js';
 
 const BASE = 'dc=example,dc=com';
 const PEOPLE = `ou=People,${BASE}`;
@@ -587,6 +588,29 @@ describe('leveldap serve --no-anonymous-read', { skip }, () => {
 });
 
 describe('leveldap serve: SIGTERM', { skip }, () => {
+  test('operations waiting when the stop begins are answered unavailable (52); the one in progress finishes; exit 0', async () => {
+    // A bind runs alone on its connection: modifies sent behind a slow bind wait for it.
+    const slow = (await run(process.execPath, [leveldapBin, 'encode-password', '--scheme', 'PBKDF2-SHA256', '--iterations', '2000000', 'slow-secret'])).stdout.trim();
+    const server = await startLeveldap({ users: 5, ldif: `dn: uid=slow,ou=People,${BASE}\nobjectClass: inetOrgPerson\nuid: slow\ncn: Slow\nsn: Slow\nuserPassword: ${slow}\n` });
+    try {
+      const connection = await RawConnection.open(server.port);
+      const modifies = [3, 4, 5, 6].map((id) => modifyRequest(id, `uid=user.1,ou=People,${BASE}`, [{ op: 'replace', attribute: 'description', values: [`d${id}`] }]));
+      connection.write(Buffer.concat([bindRequest(2, `uid=slow,ou=People,${BASE}`, 'slow-secret'), ...modifies]));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const exit = await server.terminate();
+      assert.equal(exit.code, 0, server.stderr());
+      assert.equal((await answer(connection, 2, 1000))?.code, 0, 'the bind in progress finished');
+      for (const id of [3, 4, 5, 6]) {
+        const refused = await answer(connection, id, 1000);
+        assert.equal(refused?.code, 52, `modify ${id}`);
+        assert.equal(refused?.message, 'server shutting down');
+      }
+      assert.ok(await connection.waitClosed(1000));
+    } finally {
+      await server.stop();
+    }
+  });
+
   test('exits 0 within a few seconds with a client connected, closes the database, and a second start on the same data works', async () => {
     const first = await startLeveldap({ users: 50 });
     try {

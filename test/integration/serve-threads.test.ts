@@ -8,7 +8,9 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
@@ -17,6 +19,7 @@ import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.j
 import { ldapTool, parseLdifOutput, RawConnection, type Credentials } from '../helpers/ldap-client.js';
 import { addRequest, bindRequest, exchange } from '../helpers/ldap-requests.js';
 import { makeTestCertificate } from '../helpers/tls.js';
+import { fixturePath } from '../helpers/paths.js';
 import { sharingUnavailable } from '../../src/server/listen-socket.js';
 
 const PEOPLE = 'ou=People,dc=example,dc=com';
@@ -58,12 +61,17 @@ async function bindMany(port: number, count: number, users = 20): Promise<RawCon
 describe('leveldap serve --threads 2', { skip }, () => {
   let server: LeveldapServer;
   let admin: Credentials;
+  let dir: string;
 
   before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'leveldap-threads-'));
     server = await startLeveldap({ users: 20, args: ['--threads', '2', '--max-connections', '40'] });
     admin = { dn: server.adminDn, passwordFile: server.adminPasswordFile };
   });
-  after(async () => { await server?.stop(); });
+  after(async () => {
+    await server?.stop();
+    await rm(dir, { recursive: true, force: true });
+  });
 
   test('says it serves with two threads, and both answer binds; every log line is whole JSON', async () => {
     assert.equal(logLines(server).find((line) => line.msg === 'leveldap is listening')?.threads, 2);
@@ -106,6 +114,27 @@ describe('leveldap serve --threads 2', { skip }, () => {
       held.push(again!);
     } finally {
       held.forEach((connection) => connection.socket.destroy());
+    }
+  });
+
+  test('a serving thread that crashes stops the server: fatal log line, exit 1, within seconds', async () => {
+    const trigger = join(dir, 'crash-now');
+    const crashing = await startLeveldap({
+      users: 5, args: ['--threads', '2'],
+      env: { NODE_OPTIONS: `--import ${pathToFileURL(fixturePath('preload', 'crash-thread.mjs')).href}`, LEVELDAP_TEST_CRASH_TRIGGER: trigger },
+    });
+    try {
+      (await bindMany(crashing.port, 8, 5)).forEach((connection) => connection.socket.destroy());
+      const started = Date.now();
+      const exited = once(crashing.process, 'exit');
+      await writeFile(trigger, '');
+      const [code] = await exited as [number | null];
+      assert.equal(code, 1, crashing.stderr());
+      assert.ok(Date.now() - started < 8000, `exited after ${Date.now() - started} ms`);
+      const fatal = logLines(crashing).find((line) => line.msg === 'a serving thread failed');
+      assert.equal(fatal?.thread, 1);
+    } finally {
+      await crashing.stop();
     }
   });
 

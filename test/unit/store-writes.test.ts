@@ -426,6 +426,27 @@ describe('SharedSlots (entry locks across threads)', () => {
     assert.ok(count < 200, `expected lost updates without shared locks, got ${count}`);
   });
 
+  test('the slots of a thread that died holding them are freed, and a waiting writer goes on', async () => {
+    const buffer = SharedSlots.allocate();
+    const dead = new SharedSlots(buffer, 2);
+    const living = new SharedSlots(buffer, 1);
+    await dead.acquire(['uid=a', 'uid=b']); // never released: its thread "died"
+    const alive = setInterval(() => {}, 1000); // a pending Atomics.waitAsync alone keeps nothing running
+    try {
+      let got = false;
+      const waiting = living.acquire(['uid=a']).then((release) => { got = true; release(); });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.equal(got, false, 'the slot is held');
+      assert.equal(living.freeOwnedBy(2), 2);
+      await waiting;
+      assert.equal(got, true);
+      assert.equal(living.held, 0);
+      assert.equal(living.freeOwnedBy(2), 0, 'nothing left to free');
+    } finally {
+      clearInterval(alive);
+    }
+  });
+
   test('keys that share a slot, taken together and in either order, do not deadlock within a thread', async () => {
     const slots = new SharedSlots();
     const locks = new KeyedMutex(slots);

@@ -70,7 +70,7 @@ async function adminPassword(args: ServeArgs): Promise<Buffer | undefined> {
 async function handler(args: ServeArgs): Promise<void> {
   if (!Number.isInteger(args['cache-mb']) || args['cache-mb'] < 1) throw new CliError(`--cache-mb ${args['cache-mb']}: a whole number of MiB, at least 1`);
   const { threads } = args;
-  if (threads !== undefined && (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS)) throw new CliError(`--threads ${threads}: a whole number from 1 to ${MAX_THREADS}`);
+  if (threads !== undefined && (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS)) throw new CliError(`--threads ${Number.isNaN(threads) ? 'needs a number' : threads}: a whole number from 1 to ${MAX_THREADS}`);
   limitHeapGrowth();
   const registry = await registryFromOptions(args);
   const tls = await tlsConfig(args);
@@ -88,11 +88,13 @@ async function handler(args: ServeArgs): Promise<void> {
     process.stderr.write(`leveldap: generated the admin password for ${args['admin-dn']}: ${started.generatedAdminPassword}\n`
       + 'leveldap: it is stored hashed and will not be shown again; set another with --admin-password-file\n');
   }
+  let stopping: Promise<void> | undefined;
+  const stopOnce = () => (stopping ??= started.stop());
   const shutdown = (signal: string) => {
     started.log.info({ signal }, 'stopping');
-    started.stop().then(() => process.exit(0), () => process.exit(1));
+    stopOnce().then(() => process.exit(0), () => process.exit(1));
   };
-  void started.failure.then(() => started.stop().finally(() => process.exit(1)));
+  void started.failure.then(() => stopOnce().finally(() => process.exit(1)));
   process.once('SIGTERM', () => shutdown('SIGTERM'));
   process.once('SIGINT', () => shutdown('SIGINT'));
 }

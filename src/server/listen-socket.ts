@@ -48,13 +48,18 @@ export interface ReservedSocket {
   readonly address: net.AddressInfo;
 }
 
+/** Starts `server` listening (on host:port, or on a descriptor); rejects with the listen error. */
+export function listenOn(server: net.Server, where: net.ListenOptions | { readonly fd: number }): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(where, () => { server.off('error', reject); resolve(); });
+  });
+}
+
 /** Binds host:port; resolves with a descriptor of the listening socket that nothing accepts on yet. */
 export async function reserveSocket(host: string, port: number): Promise<ReservedSocket> {
   const server = net.createServer();
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => { server.off('error', reject); resolve(); });
-  });
+  await listenOn(server, { host, port });
   try {
     const fd = listenerFd(server);
     if (fd === undefined) throw new Error('--threads: Node gives no descriptor of the listening socket on this platform');

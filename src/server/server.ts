@@ -17,6 +17,7 @@ import { ResultCode } from '../store/index.js';
 import type { ServerContext } from './context.js';
 import { Connection } from './connection.js';
 import { COUNTER } from './counters.js';
+import { listenOn } from './listen-socket.js';
 
 export interface RunningServer {
   readonly port: number;
@@ -57,12 +58,7 @@ async function drain(connections: ReadonlySet<Connection>, graceMillis: number):
 /** Listens on host:port, or on a descriptor another thread opened; resolves with the address bound. */
 async function bindListener(server: net.Server, context: ServerContext, port: number, fd: number | undefined): Promise<net.AddressInfo> {
   server.on('error', (error) => context.log.error({ err: error }, 'listener error'));
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    const ready = () => { server.off('error', reject); resolve(); };
-    if (fd === undefined) server.listen(port, context.config.host, ready);
-    else server.listen({ fd }, ready);
-  });
+  await listenOn(server, fd === undefined ? { port, host: context.config.host } : { fd });
   return server.address() as net.AddressInfo;
 }
 

@@ -17,7 +17,6 @@ import { duplicateFd, releaseSocket, reserveSocket, sharingUnavailable } from '.
 import type { ListeningSockets } from './server.js';
 import type { StopThread, ThreadPlan, ThreadReport, ThreadSetup } from './thread-messages.js';
 
-
 const ENTRY = new URL('./thread-worker.js', import.meta.url);
 const YOUNG_GENERATION_MB = 3;
 

@@ -3,6 +3,11 @@
 export interface Limits {
   /** Entries a non-admin search may return (0 = no limit). OpenLDAP's default is 500. */
   readonly sizeLimit: number;
+  /**
+   * Entries a non-admin paged search may return over all its pages (0 = no limit; undefined:
+   * the size limit). OpenLDAP's size.prtotal defaults to the hard size limit.
+   */
+  readonly pagedSizeLimit?: number;
   /** Seconds a non-admin search may run (0 = no limit). OpenLDAP's default is 3600. */
   readonly timeLimit: number;
   /** Largest LDAP message accepted before a successful bind, and after. */

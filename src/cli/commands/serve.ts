@@ -22,6 +22,7 @@ interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOption
   'allow-clear-default': boolean;
   'anonymous-read': boolean;
   'size-limit': number;
+  'paged-size-limit'?: number;
   'time-limit': number;
   'idle-timeout': number;
   'max-connections': number;
@@ -40,6 +41,7 @@ function builder(yargs: Argv): Argv<ServeArgs> {
     .option('allow-clear-default', { type: 'boolean', default: false, describe: 'allow CLEAR as --default-scheme' })
     .option('anonymous-read', { type: 'boolean', default: true, describe: 'let anonymous clients read entries (--no-anonymous-read: bind only)' })
     .option('size-limit', { type: 'number', default: DEFAULT_LIMITS.sizeLimit, describe: 'entries per search for non-admins (0: none)' })
+    .option('paged-size-limit', { type: 'number', requiresArg: true, describe: 'entries a non-admin paged search may return over all its pages (default: --size-limit; 0: none)' })
     .option('time-limit', { type: 'number', default: DEFAULT_LIMITS.timeLimit, describe: 'seconds per search for non-admins (0: none)' })
     .option('idle-timeout', { type: 'number', default: DEFAULT_LIMITS.idleTimeout, describe: 'close idle connections after this many seconds (0: never)' })
     .option('max-connections', { type: 'number', default: DEFAULT_LIMITS.maxConnections, describe: 'connections at once' })
@@ -80,7 +82,7 @@ async function handler(args: ServeArgs): Promise<void> {
     adminPassword: await adminPassword(args), logLevel: args['log-level'], ...(threads !== undefined && { threads }),
     config: {
       host: args.host, port: args.port, baseDn: args['base-dn'], adminDn: args['admin-dn'], anonymousRead: args['anonymous-read'],
-      limits: { ...DEFAULT_LIMITS, sizeLimit: args['size-limit'], timeLimit: args['time-limit'], idleTimeout: args['idle-timeout'], maxConnections: args['max-connections'] },
+      limits: { ...DEFAULT_LIMITS, sizeLimit: args['size-limit'], ...(args['paged-size-limit'] !== undefined && { pagedSizeLimit: args['paged-size-limit'] }), timeLimit: args['time-limit'], idleTimeout: args['idle-timeout'], maxConnections: args['max-connections'] },
       ...(tls && { tls }), requireTlsForBinds: args['require-tls-for-binds'],
     },
   });

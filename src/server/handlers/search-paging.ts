@@ -15,7 +15,7 @@ export interface Paging {
   /** The iterator of the search this cookie continues. */
   readonly resumed?: AsyncGenerator<Entry>;
   readonly carried: readonly Matched[];
-  /** Entries sent on earlier pages, and the client's own size limit over all pages (0: none). */
+  /** Entries sent on earlier pages, and the limit over all pages (0: none; see PagedLimits). */
   readonly sentBefore: number;
   readonly totalLimit: number;
 }
@@ -24,14 +24,22 @@ function signatureOf(request: SearchRequest): string {
   return JSON.stringify([normalizeDn(request.base), request.scope, filterToString(request.filter), request.attributes, request.typesOnly]);
 }
 
+/** The limits of a paged search (0: none): entries per page, and over all its pages. */
+export interface PagedLimits {
+  /** The search's size limit (client's and server's), which caps the page size. */
+  readonly pageLimit: number;
+  /** The client's size limit and the server's paged total (--paged-size-limit), the smaller. */
+  readonly totalLimit: number;
+}
+
 /** The paging state of a search request: none, a new or resumed paged search, or a refusal. */
-export function pagingOf(request: SearchRequest, context: OperationContext, sizeLimit: number): Paging | Reply | undefined {
+export function pagingOf(request: SearchRequest, context: OperationContext, limits: PagedLimits): Paging | Reply | undefined {
   const control = request.controls.find((candidate) => candidate.type === PAGED_RESULTS_OID);
   if (!control) return undefined;
   const { size, cookie } = decodePagedResults(control.value ?? Buffer.alloc(0));
   const signature = signatureOf(request);
-  const pageSize = sizeLimit > 0 ? Math.min(size, sizeLimit) : size;
-  const totalLimit = request.sizeLimit;
+  const pageSize = limits.pageLimit > 0 ? Math.min(size, limits.pageLimit) : size;
+  const { totalLimit } = limits;
   if (cookie.byteLength === 0) return size === 0 ? finished() : { size: pageSize, signature, carried: [], sentBefore: 0, totalLimit };
   const open = context.session.paged.take(cookie);
   if (!open || open.signature !== signature) {

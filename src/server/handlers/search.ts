@@ -19,7 +19,7 @@ import { rootDse } from './root-dse.js';
 export type SearchRequest = Extract<Request, { kind: 'search' }>;
 
 /** The smaller of the client's limit and the server's, 0 meaning none. */
-function effectiveLimit(client: number, server: number): number {
+export function effectiveLimit(client: number, server: number): number {
   if (client === 0) return server;
   if (server === 0) return client;
   return Math.min(client, server);
@@ -106,7 +106,8 @@ export async function search(request: SearchRequest, context: OperationContext):
   const limits = server.config.limits;
   const timeLimit = effectiveLimit(request.timeLimit, session.isAdmin ? 0 : limits.timeLimit);
   const sizeLimit = effectiveLimit(request.sizeLimit, session.isAdmin ? 0 : limits.sizeLimit);
-  const paging = pagingOf(request, context, sizeLimit);
+  const pagedTotal = effectiveLimit(request.sizeLimit, session.isAdmin ? 0 : limits.pagedSizeLimit ?? limits.sizeLimit);
+  const paging = pagingOf(request, context, { pageLimit: sizeLimit, totalLimit: pagedTotal });
   if (paging && 'code' in paging) return paging;
   const walk: Walk = {
     request, context, selection, baseKey: normalizeDn(base), sizeLimit: paging ? 0 : sizeLimit,

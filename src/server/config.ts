@@ -1,4 +1,5 @@
 /** What the server is told at start-up (flags of `leveldap serve`), with the documented defaults. */
+import { DEFAULT_DN_LIMITS } from '../store/index.js';
 
 export interface Limits {
   /** Entries a non-admin search may return (0 = no limit). OpenLDAP's default is 500. */
@@ -20,6 +21,9 @@ export interface Limits {
   readonly maxConnections: number;
   /** Simple-paged-results searches a connection may keep open at once. */
   readonly maxPagedSearches: number;
+  /** The longest (UTF-8 bytes) and deepest DN a request may name: checked before it is parsed. */
+  readonly maxDnLength: number;
+  readonly maxDnRdns: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -31,6 +35,8 @@ export const DEFAULT_LIMITS: Limits = {
   idleTimeout: 900,
   maxConnections: 4096,
   maxPagedSearches: 8,
+  maxDnLength: DEFAULT_DN_LIMITS.maxBytes,
+  maxDnRdns: DEFAULT_DN_LIMITS.maxRdns,
 };
 
 export interface ServerConfig {

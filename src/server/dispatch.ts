@@ -3,7 +3,8 @@
  * into the operation's response: a DirectoryError becomes its result code, an unexpected error
  * becomes `other` (logged, never a crash), an abandoned operation gets no response.
  */
-import { DirectoryError, ResultCode } from '../store/index.js';
+import { dnSizeProblem, DirectoryError, ResultCode } from '../store/index.js';
+import type { Limits } from './config.js';
 import { ProtocolError } from './protocol/index.js';
 import { encodeBindResponse, encodeExtendedResponse, encodeResult, encodeSearchDone, ResponseOp, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from './protocol/index.js';
 import type { Request } from './protocol/types.js';
@@ -37,6 +38,26 @@ function unsupportedCriticalControl(request: AnsweredRequest): Reply | undefined
   return control && { code: 12, message: `critical control ${control.type} is not supported` };
 }
 
+/** The DNs a request names (bind name, base, entry, new RDN and superior). */
+function requestDns(request: AnsweredRequest): string[] {
+  switch (request.kind) {
+    case 'bind': return [request.name];
+    case 'search': return [request.base];
+    case 'modifyDn': return [request.dn, request.newRdn, ...(request.newSuperior === undefined ? [] : [request.newSuperior])];
+    case 'extended': return [];
+    default: return [request.dn];
+  }
+}
+
+/** invalidDNSyntax (34) for a DN over --max-dn-length or --max-dn-rdns, found before any DN is parsed. */
+function oversizedDn(request: AnsweredRequest, limits: Limits): Reply | undefined {
+  for (const dn of requestDns(request)) {
+    const problem = dnSizeProblem(dn, { maxBytes: limits.maxDnLength, maxRdns: limits.maxDnRdns });
+    if (problem) return { code: ResultCode.invalidDnSyntax, message: `invalid DN: ${problem}` };
+  }
+  return undefined;
+}
+
 function replyForError(error: unknown, context: OperationContext, request: AnsweredRequest): Reply | undefined {
   if (error instanceof Abandoned) return undefined;
   if (error instanceof DirectoryError) return { code: error.code, matchedDn: error.matchedDn, message: error.message };
@@ -50,7 +71,7 @@ export async function perform(request: AnsweredRequest, context: OperationContex
   // A bind starts anonymous whatever its outcome, even a refusal before it runs (RFC 4513 4).
   if (request.kind === 'bind') context.session.bindAs('', false);
   try {
-    const refusal = unsupportedCriticalControl(request);
+    const refusal = unsupportedCriticalControl(request) ?? oversizedDn(request, context.server.config.limits);
     if (refusal) return refusal;
     return await (HANDLERS[request.kind] as (request: AnsweredRequest, context: OperationContext) => Promise<Reply>)(request, context);
   } catch (error) {

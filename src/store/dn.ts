@@ -146,8 +146,50 @@ function parsePlainDn(text: string): Dn | undefined {
   return rdns;
 }
 
-/** Parses a DN; the empty string is the root (zero RDNs). Throws invalidDnSyntax. */
+/** How long and how deep a DN may be: UTF-8 bytes of its text, and RDNs. */
+export interface DnLimits {
+  readonly maxBytes: number;
+  readonly maxRdns: number;
+}
+
+/**
+ * The defaults of `serve --max-dn-length` and `--max-dn-rdns`. 8,192 bytes is OpenLDAP's
+ * SLAP_LDAPDN_MAXLEN (slapd's dnValidate refuses longer DNs).
+ */
+export const DEFAULT_DN_LIMITS: DnLimits = { maxBytes: 8192, maxRdns: 64 };
+
+/**
+ * No DN beyond these is parsed at all, wherever it comes from (a request, a DN-syntax value, an
+ * LDIF file): the work on a DN (parsing, and the keys of its ancestors, which grow with the
+ * square of its depth) stays a few milliseconds. The flags may raise the defaults up to here.
+ */
+export const DN_CEILING: DnLimits = { maxBytes: 65_536, maxRdns: 512 };
+
+/** The RDNs of a DN's text, counted without parsing: separators outside quotes and escapes. */
+function countRdns(text: string): number {
+  let count = 1;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const char = text.charCodeAt(i);
+    if (char === 0x5c) i += 1; // '\': the next character is escaped
+    else if (char === 0x22) quoted = !quoted;
+    else if (!quoted && (char === 0x2c || char === 0x3b)) count += 1;
+  }
+  return count;
+}
+
+/** Why the DN's text is over the limits (checked before it is parsed), or undefined. */
+export function dnSizeProblem(text: string, limits: DnLimits): string | undefined {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes > limits.maxBytes) return `the DN is too long: ${bytes} bytes, at most ${limits.maxBytes}`;
+  const rdns = countRdns(text);
+  return rdns > limits.maxRdns ? `the DN has too many RDNs: ${rdns}, at most ${limits.maxRdns}` : undefined;
+}
+
+/** Parses a DN; the empty string is the root (zero RDNs). Throws invalidDnSyntax (also beyond DN_CEILING). */
 export function parseDn(text: string): Dn {
+  const tooLarge = dnSizeProblem(text, DN_CEILING);
+  if (tooLarge) throw new DirectoryError('invalidDnSyntax', tooLarge);
   if (text.trim() === '') return [];
   if (!NEEDS_FULL_PARSER.test(text)) {
     const plain = parsePlainDn(text);

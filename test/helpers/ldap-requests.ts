@@ -138,3 +138,54 @@ export async function exchange(connection: RawConnection, messageId: number, fra
   if (!response) throw new Error(`no answer to message ${messageId}${connection.closed ? ' (connection closed)' : ''}`);
   return response;
 }
+
+/** Filters for {@link searchRequest}, encoded with BerWriter (RFC 4511 4.5.1.7). */
+export type FilterSpec =
+  | { readonly present: string }
+  | { readonly equality: readonly [string, string] }
+  | { readonly contains: readonly [string, string] }
+  | { readonly or: readonly FilterSpec[] }
+  | { readonly and: readonly FilterSpec[] };
+
+function writeFilter(writer: Writer, filter: FilterSpec): void {
+  if ('present' in filter) writer.writeBuffer(Buffer.from(filter.present), 0x87);
+  else if ('equality' in filter) {
+    writer.startSequence(0xa3);
+    writer.writeString(filter.equality[0]);
+    writer.writeString(filter.equality[1]);
+    writer.endSequence();
+  } else if ('contains' in filter) {
+    writer.startSequence(0xa4);
+    writer.writeString(filter.contains[0]);
+    writer.startSequence(0x30);
+    writer.writeBuffer(Buffer.from(filter.contains[1]), 0x81);
+    writer.endSequence();
+    writer.endSequence();
+  } else {
+    writer.startSequence('or' in filter ? 0xa1 : 0xa0);
+    for (const item of 'or' in filter ? filter.or : filter.and) writeFilter(writer, item);
+    writer.endSequence();
+  }
+}
+
+const SCOPES = { base: 0, one: 1, sub: 2 } as const;
+
+/** A SearchRequest (derefAliases never, no limits unless given), attributes `1.1` unless given. */
+export function searchRequest(messageId: number, base: string, options: {
+  readonly scope?: keyof typeof SCOPES; readonly filter?: FilterSpec; readonly attributes?: readonly string[]; readonly sizeLimit?: number;
+} = {}): Buffer {
+  return message(messageId, (writer) => {
+    writer.startSequence(0x63);
+    writer.writeString(base);
+    writer.writeEnumeration(SCOPES[options.scope ?? 'sub']);
+    writer.writeEnumeration(0);
+    writer.writeInt(options.sizeLimit ?? 0);
+    writer.writeInt(0);
+    writer.writeBoolean(false);
+    writeFilter(writer, options.filter ?? { present: 'objectClass' });
+    writer.startSequence(0x30);
+    for (const attribute of options.attributes ?? ['1.1']) writer.writeString(attribute);
+    writer.endSequence();
+    writer.endSequence();
+  });
+}

@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { escapeValue, formatDn, normalizeDn, parseDn, DirectoryError } from '../../src/store/index.js';
+import { escapeValue, formatDn, normalizeDn, parseDn, dnSizeProblem, DEFAULT_DN_LIMITS, DN_CEILING, DirectoryError } from '../../src/store/index.js';
 
 describe('DN parsing (RFC 4514)', () => {
   test('types and values as written, values unescaped', () => {
@@ -73,5 +73,31 @@ describe('DN formatting and normalization', () => {
 
   test('case-exact attributes keep their case', () => {
     assert.notEqual(normalizeDn('homeDirectory=/Home/A,o=x'), normalizeDn('homeDirectory=/home/a,o=x'));
+  });
+});
+
+describe('DN size limits (checked before parsing)', () => {
+  const limits = { maxBytes: 40, maxRdns: 3 };
+
+  test('RDNs are counted by their separators outside escapes and quotes', () => {
+    assert.equal(dnSizeProblem('cn=a\\,b,o=x,c=y', limits), undefined);
+    assert.equal(dnSizeProblem('cn="a,b;c",o=x,c=y', limits), undefined);
+    assert.match(dnSizeProblem('cn=a,ou=b;o=x,c=y', limits) ?? '', /too many RDNs: 4, at most 3/);
+  });
+
+  test('length is counted in UTF-8 bytes', () => {
+    assert.equal(dnSizeProblem(`cn=${'é'.repeat(18)}`, limits), undefined);
+    assert.match(dnSizeProblem(`cn=${'é'.repeat(19)}`, limits) ?? '', /too long: 41 bytes, at most 40/);
+  });
+
+  test('parseDn refuses a DN beyond DN_CEILING as invalidDnSyntax, whatever the caller', () => {
+    const deep = Array.from({ length: DN_CEILING.maxRdns + 1 }, (_, i) => `ou=${i}`).join(',');
+    assert.throws(() => parseDn(deep), (error: unknown) => error instanceof DirectoryError && error.code === 34);
+    assert.equal(parseDn(deep.slice(deep.indexOf(',') + 1)).length, DN_CEILING.maxRdns);
+    assert.throws(() => parseDn(`cn=${'x'.repeat(DN_CEILING.maxBytes)}`), DirectoryError);
+  });
+
+  test('the defaults: 8,192 bytes (OpenLDAP\'s SLAP_LDAPDN_MAXLEN) and 64 RDNs', () => {
+    assert.deepEqual(DEFAULT_DN_LIMITS, { maxBytes: 8192, maxRdns: 64 });
   });
 });

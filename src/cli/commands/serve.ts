@@ -1,11 +1,12 @@
 /** `leveldap serve`: the LDAP server on a database directory. */
 import type { Argv, CommandModule } from 'yargs';
 import { setFlagsFromString } from 'node:v8';
-import { DEFAULT_LIMITS, DEFAULT_THREADS_MAX, startServer } from '../../server/index.js';
+import { DEFAULT_THREADS_MAX, startServer } from '../../server/index.js';
 import { DEFAULT_CACHE_MB } from '../../store/index.js';
 import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../data-options.js';
 import { CliError } from '../errors.js';
 import { readPassword } from '../password-input.js';
+import { limitsFromOptions, withLimitOptions } from '../limit-options.js';
 import { policyFromOptions, withPolicyOptions, type PolicyOptions } from '../policy-options.js';
 import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
 import { tlsConfig, withTlsOptions, type TlsOptions } from '../tls-options.js';
@@ -21,18 +22,13 @@ interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOption
   'admin-password-file'?: string;
   'allow-clear-default': boolean;
   'anonymous-read': boolean;
-  'size-limit': number;
-  'paged-size-limit'?: number;
-  'time-limit': number;
-  'idle-timeout': number;
-  'max-connections': number;
   'cache-mb': number;
   threads?: number;
   'log-level': string;
 }
 
 function builder(yargs: Argv): Argv<ServeArgs> {
-  return withPolicyOptions(withTlsOptions(withDataOption(withSchemeOptions(yargs))))
+  return withLimitOptions(withPolicyOptions(withTlsOptions(withDataOption(withSchemeOptions(yargs)))))
     .option('host', { type: 'string', default: '127.0.0.1', requiresArg: true, describe: 'address to listen on' })
     .option('port', { type: 'number', default: 1389, requiresArg: true, describe: 'LDAP port (0: any free port)' })
     .option('base-dn', { type: 'string', default: 'dc=example,dc=com', requiresArg: true, describe: 'naming context announced in the root DSE' })
@@ -40,11 +36,6 @@ function builder(yargs: Argv): Argv<ServeArgs> {
     .option('admin-password-file', { type: 'string', requiresArg: true, describe: 'file holding the admin password (else LEVELDAP_ADMIN_PASSWORD, else the stored one, else a generated one)' })
     .option('allow-clear-default', { type: 'boolean', default: false, describe: 'allow CLEAR as --default-scheme' })
     .option('anonymous-read', { type: 'boolean', default: true, describe: 'let anonymous clients read entries (--no-anonymous-read: bind only)' })
-    .option('size-limit', { type: 'number', default: DEFAULT_LIMITS.sizeLimit, describe: 'entries per search for non-admins (0: none)' })
-    .option('paged-size-limit', { type: 'number', requiresArg: true, describe: 'entries a non-admin paged search may return over all its pages (default: --size-limit; 0: none)' })
-    .option('time-limit', { type: 'number', default: DEFAULT_LIMITS.timeLimit, describe: 'seconds per search for non-admins (0: none)' })
-    .option('idle-timeout', { type: 'number', default: DEFAULT_LIMITS.idleTimeout, describe: 'close idle connections after this many seconds (0: never)' })
-    .option('max-connections', { type: 'number', default: DEFAULT_LIMITS.maxConnections, describe: 'connections at once' })
     .option('cache-mb', { type: 'number', default: DEFAULT_CACHE_MB, requiresArg: true, describe: 'LevelDB block cache in MiB (part of resident memory)' })
     .option('threads', { type: 'number', requiresArg: true, describe: `event loops serving connections, worker threads sharing the port and database (default: one per core, at most ${DEFAULT_THREADS_MAX}; one with lockout on)` })
     .option('log-level', { type: 'string', default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], describe: 'log level (access log at info)' }) as Argv<ServeArgs>;
@@ -82,7 +73,7 @@ async function handler(args: ServeArgs): Promise<void> {
     adminPassword: await adminPassword(args), logLevel: args['log-level'], ...(threads !== undefined && { threads }),
     config: {
       host: args.host, port: args.port, baseDn: args['base-dn'], adminDn: args['admin-dn'], anonymousRead: args['anonymous-read'],
-      limits: { ...DEFAULT_LIMITS, sizeLimit: args['size-limit'], ...(args['paged-size-limit'] !== undefined && { pagedSizeLimit: args['paged-size-limit'] }), timeLimit: args['time-limit'], idleTimeout: args['idle-timeout'], maxConnections: args['max-connections'] },
+      limits: limitsFromOptions(args),
       ...(tls && { tls }), requireTlsForBinds: args['require-tls-for-binds'],
     },
   });

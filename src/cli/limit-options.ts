@@ -1,0 +1,56 @@
+/**
+ * The server's limits on the command line: one `serve` flag per entry of LIMIT_FLAGS, each a whole
+ * number in a range, defaulting to DEFAULT_LIMITS (src/server/config.ts). A value that is not a
+ * whole number in range is a usage error (CliError, exit status 2). docs/limits.md describes
+ * every limit with its default and what OpenLDAP and 389 Directory Server do.
+ */
+import type { Argv } from 'yargs';
+import { DEFAULT_LIMITS, type Limits } from '../server/index.js';
+import { DN_CEILING } from '../store/index.js';
+import { CliError } from './errors.js';
+
+type NumericLimit = { [K in keyof Limits]-?: Limits[K] extends number | undefined ? K : never }[keyof Limits];
+
+interface LimitFlag {
+  readonly flag: string;
+  readonly key: NumericLimit;
+  readonly describe: string;
+  readonly min: number;
+  readonly max: number;
+}
+
+const LARGE = 2 ** 31 - 1;
+
+export const LIMIT_FLAGS: readonly LimitFlag[] = [
+  { flag: 'size-limit', key: 'sizeLimit', min: 0, max: LARGE, describe: 'entries per search for non-admins (0: none)' },
+  { flag: 'paged-size-limit', key: 'pagedSizeLimit', min: 0, max: LARGE, describe: 'entries a non-admin paged search may return over all its pages (default: --size-limit; 0: none)' },
+  { flag: 'time-limit', key: 'timeLimit', min: 0, max: LARGE, describe: 'seconds per search for non-admins (0: none)' },
+  { flag: 'idle-timeout', key: 'idleTimeout', min: 0, max: LARGE, describe: 'close idle connections after this many seconds (0: never)' },
+  { flag: 'max-connections', key: 'maxConnections', min: 1, max: LARGE, describe: 'connections at once' },
+  { flag: 'max-dn-length', key: 'maxDnLength', min: 1, max: DN_CEILING.maxBytes, describe: 'longest DN a request may name, in UTF-8 bytes (invalidDNSyntax beyond)' },
+  { flag: 'max-dn-rdns', key: 'maxDnRdns', min: 1, max: DN_CEILING.maxRdns, describe: 'most RDNs a DN in a request may have (invalidDNSyntax beyond)' },
+];
+
+/** Every limit flag, with its default shown (none for those whose default follows another flag). */
+export function withLimitOptions<T>(yargs: Argv<T>): Argv<T> {
+  let result = yargs;
+  for (const { flag, key, describe } of LIMIT_FLAGS) {
+    const fallback = DEFAULT_LIMITS[key];
+    result = result.option(flag, { type: 'number', requiresArg: true, describe, ...(fallback !== undefined && { default: fallback }) });
+  }
+  return result.group(LIMIT_FLAGS.map(({ flag }) => flag), 'Limits:');
+}
+
+/** The limits the flags give (DEFAULT_LIMITS for the rest), checked. */
+export function limitsFromOptions(options: Readonly<Record<string, unknown>>): Limits {
+  const limits: Record<string, unknown> = { ...DEFAULT_LIMITS };
+  for (const { flag, key, min, max } of LIMIT_FLAGS) {
+    const value = options[flag];
+    if (value === undefined) continue;
+    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+      throw new CliError(`--${flag} ${Number.isNaN(value) ? 'needs a number' : String(value)}: a whole number from ${min} to ${max}`);
+    }
+    limits[key] = value;
+  }
+  return limits as unknown as Limits;
+}

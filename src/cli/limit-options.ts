@@ -26,7 +26,10 @@ export const LIMIT_FLAGS: readonly LimitFlag[] = [
   { flag: 'paged-size-limit', key: 'pagedSizeLimit', min: 0, max: LARGE, describe: 'entries a non-admin paged search may return over all its pages (default: --size-limit; 0: none)' },
   { flag: 'time-limit', key: 'timeLimit', min: 0, max: LARGE, describe: 'seconds per search for non-admins (0: none)' },
   { flag: 'idle-timeout', key: 'idleTimeout', min: 0, max: LARGE, describe: 'close idle connections after this many seconds (0: never)' },
+  { flag: 'anonymous-idle-timeout', key: 'anonymousIdleTimeout', min: 0, max: LARGE, describe: 'close idle connections not bound to a DN after this many seconds (0: as --idle-timeout)' },
   { flag: 'max-connections', key: 'maxConnections', min: 1, max: LARGE, describe: 'connections at once' },
+  { flag: 'reserved-connections', key: 'reservedConnections', min: 0, max: LARGE, describe: 'of --max-connections, the last this many are kept for the admin (such a connection must bind as the admin first)' },
+  { flag: 'max-connections-per-address', key: 'maxConnectionsPerAddress', min: 1, max: LARGE, describe: 'connections at once from one client address' },
   { flag: 'max-dn-length', key: 'maxDnLength', min: 1, max: DN_CEILING.maxBytes, describe: 'longest DN a request may name, in UTF-8 bytes (invalidDNSyntax beyond)' },
   { flag: 'max-dn-rdns', key: 'maxDnRdns', min: 1, max: DN_CEILING.maxRdns, describe: 'most RDNs a DN in a request may have (invalidDNSyntax beyond)' },
 ];
@@ -52,5 +55,9 @@ export function limitsFromOptions(options: Readonly<Record<string, unknown>>): L
     }
     limits[key] = value;
   }
-  return limits as unknown as Limits;
+  const checked = limits as unknown as Limits;
+  if (checked.reservedConnections >= checked.maxConnections) {
+    throw new CliError(`--reserved-connections ${checked.reservedConnections}: fewer than --max-connections (${checked.maxConnections})`);
+  }
+  return checked;
 }

@@ -18,7 +18,14 @@ export interface Limits {
   readonly maxOutstanding: number;
   /** Idle connections are closed after this many seconds (0 = never). */
   readonly idleTimeout: number;
+  /** The same, sooner, for a connection not bound to a DN (never bound, or bound anonymously). */
+  readonly anonymousIdleTimeout: number;
+  /** Connections open at once, over every listener and thread. */
   readonly maxConnections: number;
+  /** Of those, the last this many are kept for the admin: such a connection must bind as the admin first. */
+  readonly reservedConnections: number;
+  /** Connections open at once from one client address. */
+  readonly maxConnectionsPerAddress: number;
   /** Simple-paged-results searches a connection may keep open at once. */
   readonly maxPagedSearches: number;
   /** The longest (UTF-8 bytes) and deepest DN a request may name: checked before it is parsed. */
@@ -33,7 +40,10 @@ export const DEFAULT_LIMITS: Limits = {
   maxMessageBytesBound: 4_194_303,
   maxOutstanding: 32,
   idleTimeout: 900,
+  anonymousIdleTimeout: 120,
   maxConnections: 4096,
+  reservedConnections: 16,
+  maxConnectionsPerAddress: 512,
   maxPagedSearches: 8,
   maxDnLength: DEFAULT_DN_LIMITS.maxBytes,
   maxDnRdns: DEFAULT_DN_LIMITS.maxRdns,

@@ -23,6 +23,8 @@ import { isStartTls, START_TLS_ACCEPTED, startTlsRefusal, type ExtendedRequest }
 export interface Transport {
   readonly secure?: boolean;
   readonly startTls?: SecureContext;
+  /** Let in on the admin's reserve (--reserved-connections): it must bind as the admin first. */
+  readonly reserve?: boolean;
 }
 
 /** The answer to an operation that arrives while the server stops. */
@@ -30,6 +32,10 @@ const SHUTTING_DOWN: Reply = { code: ResultCode.unavailable, message: 'server sh
 
 /** A client that has not read what we wrote for this long is cut off. */
 const WRITE_STALL_MS = 60_000;
+
+/** A connection on the admin's reserve that has not bound within this long is closed. */
+const RESERVE_BIND_MS = 10_000;
+const RESERVE_REFUSAL = 'the connection limit is reached; the last connections are kept for the administrator (--reserved-connections)';
 
 export class Connection {
   readonly session: Session;
@@ -48,6 +54,8 @@ export class Connection {
   /** The server is stopping: operations not yet started are answered unavailable (52). */
   private refusing = false;
   private readonly startTlsContext: SecureContext | undefined;
+  /** On the admin's reserve until a bind as the admin succeeds. */
+  private onReserve: boolean;
   private readonly onSocketData = (chunk: Buffer): void => this.onData(chunk);
   private markClosed!: () => void;
 
@@ -61,6 +69,7 @@ export class Connection {
     this.session = new Session(id, `${socket.remoteAddress}:${socket.remotePort}`, limits.maxPagedSearches);
     this.session.secure = secure;
     this.startTlsContext = transport.startTls;
+    this.onReserve = transport.reserve ?? false;
     this.frames = new FrameReader({ maxBytes: limits.maxMessageBytesAnonymous });
     this.closed = new Promise((resolve) => { this.markClosed = resolve; });
     socket.setNoDelay(true);
@@ -72,8 +81,8 @@ export class Connection {
   /** Reads LDAP messages from `socket` and writes to it from now on. */
   private attach(socket: Socket): void {
     this.socket = socket;
-    const { idleTimeout } = this.server.config.limits;
-    if (idleTimeout > 0) socket.setTimeout(idleTimeout * 1000, () => this.onIdle());
+    socket.on('timeout', () => this.onIdle());
+    this.setIdleTimeout();
     socket.on('data', this.onSocketData);
     socket.on('error', (error: NodeJS.ErrnoException) => {
       this.server.log.debug({ conn: this.session.id, code: error.code, err: error.message }, 'connection error');
@@ -127,6 +136,10 @@ export class Connection {
       const queued = this.queue.findIndex((waiting) => waiting.messageId === request.abandonId && waiting.kind !== 'bind');
       if (queued !== -1) this.queue.splice(queued, 1);
       else this.session.abandon(request.abandonId);
+      return;
+    }
+    if (this.onReserve && request.kind !== 'bind' && !isStartTls(request)) {
+      this.disconnect(ResultCode.busy, RESERVE_REFUSAL);
       return;
     }
     if (request.messageId === 0 || this.session.isRunning(request.messageId)
@@ -195,9 +208,10 @@ export class Connection {
     try {
       const reply = await answer(request, context);
       if (reply === undefined || signal.aborted) return;
-      if (request.kind === 'bind') this.afterBind(reply);
+      const keep = request.kind !== 'bind' || this.afterBind(reply);
       await this.send(encodeReply(request, reply));
       logOperation(this.server.log, this.session, request, reply, performance.now() - started);
+      if (!keep) this.disconnect(ResultCode.busy, RESERVE_REFUSAL);
     } catch (error) {
       if (!(error instanceof Abandoned)) this.server.log.error({ err: error, conn: this.session.id }, 'cannot answer');
     } finally {
@@ -207,11 +221,19 @@ export class Connection {
     }
   }
 
-  /** A bound client may send larger messages (OpenLDAP: sockbuf_max_incoming_auth). */
-  private afterBind(reply: Reply): void {
+  /**
+   * A bound client may send larger messages (OpenLDAP: sockbuf_max_incoming_auth) and has the
+   * longer idle timeout. A connection on the reserve stays only if the admin bound: false when it
+   * must close (after its answer).
+   */
+  private afterBind(reply: Reply): boolean {
     const { limits } = this.server.config;
     const bound = reply.code === ResultCode.success && !this.session.anonymous;
     this.frames.maxBytes = bound ? limits.maxMessageBytesBound : limits.maxMessageBytesAnonymous;
+    if (this.onReserve && !(bound && this.session.isAdmin)) return false;
+    this.onReserve = false;
+    this.setIdleTimeout();
+    return true;
   }
 
   /**
@@ -234,8 +256,20 @@ export class Connection {
     if (this.socket.destroyed || this.closing) throw new Abandoned();
   }
 
+  /**
+   * The idle timeout for the session as it is now: --idle-timeout, or --anonymous-idle-timeout
+   * (the shorter) while not bound to a DN, or RESERVE_BIND_MS on the reserve.
+   */
+  private setIdleTimeout(): void {
+    const { idleTimeout, anonymousIdleTimeout } = this.server.config.limits;
+    const shorter = anonymousIdleTimeout > 0 && (idleTimeout === 0 || anonymousIdleTimeout < idleTimeout) ? anonymousIdleTimeout : idleTimeout;
+    const seconds = this.session.anonymous ? shorter : idleTimeout;
+    this.socket.setTimeout(this.onReserve ? RESERVE_BIND_MS : seconds * 1000);
+  }
+
   private onIdle(): void {
-    if (this.idle) this.disconnect(ResultCode.unavailable, 'idle timeout');
+    if (this.onReserve) this.disconnect(ResultCode.busy, RESERVE_REFUSAL);
+    else if (this.idle) this.disconnect(ResultCode.unavailable, 'idle timeout');
   }
 
   /** Notice of disconnection (RFC 4511 4.4.1), then close. */

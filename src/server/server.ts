@@ -14,7 +14,10 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { ResultCode } from '../store/index.js';
+import { AddressCounts, clientAddress } from './address-counts.js';
+import type { Limits } from './config.js';
 import type { ServerContext } from './context.js';
+import { encodeNoticeOfDisconnection } from './protocol/index.js';
 import { Connection } from './connection.js';
 import { COUNTER } from './counters.js';
 import { listenOn } from './listen-socket.js';
@@ -40,10 +43,17 @@ export interface ThreadShare {
   /** This thread's connections are numbered thread + 1, thread + 1 + threads, ... */
   readonly thread: number;
   readonly threads: number;
+  /** AddressCounts' table, shared by every thread (a lone server makes its own). */
+  readonly addressCounts?: SharedArrayBuffer;
 }
 
 /** A lone server: numbering 1, 2, 3, ... */
 const SOLE_THREAD: ThreadShare = { thread: 0, threads: 1 };
+
+/** Dead peers are found by TCP keepalive probes after this long without traffic. */
+const KEEPALIVE_MS = 60_000;
+/** Refusals past the caps are told why (a notice of disconnection) before the socket closes. */
+const PER_ADDRESS_REFUSAL = 'too many connections from this address (--max-connections-per-address)';
 
 const LDAP = COUNTER.ldapConnections;
 const LDAPS = COUNTER.ldapsConnections;
@@ -62,11 +72,27 @@ async function bindListener(server: net.Server, context: ServerContext, port: nu
   return server.address() as net.AddressInfo;
 }
 
-/** Takes a place under --max-connections (over all threads), or refuses. */
-function admit(counts: Int32Array, listener: number, max: number): boolean {
-  if (Atomics.add(counts, listener, 1) < max) return true;
+/** How a new connection is let in: as any, on the admin's reserve, or not at all. */
+type Admission = 'open' | 'reserve' | 'refused';
+
+/**
+ * Takes a place under --max-connections (over all threads): past max minus the reserve
+ * (--reserved-connections), the connection is let in on the reserve (it must bind as the admin
+ * first, connection.ts); past max, refused.
+ */
+function admit(counts: Int32Array, listener: number, limits: Limits): Admission {
+  const before = Atomics.add(counts, listener, 1);
+  if (before < limits.maxConnections - limits.reservedConnections) return 'open';
+  if (before < limits.maxConnections) return 'reserve';
   Atomics.sub(counts, listener, 1);
-  return false;
+  return 'refused';
+}
+
+/** Closes a connection refused at once, with a notice of disconnection saying why. */
+function refuse(socket: net.Socket, message: string): void {
+  socket.on('error', () => socket.destroy());
+  socket.end(encodeNoticeOfDisconnection({ code: ResultCode.busy, message }));
+  setTimeout(() => socket.destroy(), 1000).unref();
 }
 
 function closeListener(server: net.Server): Promise<unknown> {
@@ -79,15 +105,28 @@ export async function listen(context: ServerContext, share: ThreadShare = SOLE_T
   const certificate = context.config.tls;
   /** Loaded once, for StartTLS and LDAPS. */
   const secureContext = certificate && tls.createSecureContext({ cert: certificate.cert, key: certificate.key });
+  const addresses = new AddressCounts(share.addressCounts ?? AddressCounts.allocate(context.config.limits.maxConnections));
+  const { limits } = context.config;
   const open = (socket: net.Socket, listener: number, wrap: (socket: net.Socket) => net.Socket) => {
-    if (!admit(context.counters, listener, context.config.limits.maxConnections)) {
+    const admission = admit(context.counters, listener, limits);
+    if (admission === 'refused') {
       socket.destroy();
       return;
     }
-    const connection = new Connection(wrap(socket), context, (nextId += share.threads), { secure: listener === LDAPS, ...(secureContext && { startTls: secureContext }) });
+    const address = clientAddress(socket.remoteAddress);
+    if (!addresses.admit(address, limits.maxConnectionsPerAddress)) {
+      Atomics.sub(context.counters, listener, 1);
+      context.log.info({ remote: address }, PER_ADDRESS_REFUSAL);
+      refuse(socket, PER_ADDRESS_REFUSAL);
+      return;
+    }
+    socket.setKeepAlive(true, KEEPALIVE_MS);
+    const transport = { secure: listener === LDAPS, reserve: admission === 'reserve', ...(secureContext && { startTls: secureContext }) };
+    const connection = new Connection(wrap(socket), context, (nextId += share.threads), transport);
     connections.add(connection);
     void connection.closed.then(() => {
       connections.delete(connection);
+      addresses.release(address);
       Atomics.sub(context.counters, listener, 1);
     });
   };

@@ -11,7 +11,8 @@ import { nettleLoadError, pbkdf2Backends } from '../../schemes/kdf.js';
 import { loadAdminPassword } from './admin.js';
 import { buildContext, type ContextSeed } from './build-context.js';
 import type { ServerConfig } from './config.js';
-import { newCounters, type Counters } from './counters.js';
+import { AddressCounts } from './address-counts.js';
+import { newCounters } from './counters.js';
 import { listen, type RunningServer } from './server.js';
 import type { ThreadPlan } from './thread-messages.js';
 import { mainOwner, releaseSockets, reserveSockets, singleThreadReason, startThreads } from './threads.js';
@@ -111,9 +112,9 @@ interface Serving {
 }
 
 /** One thread: this one serves. */
-async function serveHere(seed: ContextSeed, store: DirectoryStore, registry: SchemeRegistry, log: Logger, counters: Counters): Promise<Serving> {
-  const context = buildContext(seed, store, registry, log, counters);
-  const server = await listen(context);
+async function serveHere(plan: ThreadPlan, store: DirectoryStore, registry: SchemeRegistry, log: Logger): Promise<Serving> {
+  const context = buildContext(plan.seed, store, registry, log, plan.counters);
+  const server = await listen(context, { thread: 0, threads: 1, addressCounts: plan.addressCounts });
   return { server, failure: NO_FAILURE, drain: () => context.policy.background.drain() };
 }
 
@@ -144,9 +145,9 @@ export async function startServer(options: StartOptions): Promise<Started> {
     log.info({ pbkdf2: pbkdf2Backends(), ...(nettleLoadError !== undefined && { nettleAddon: nettleLoadError }) }, 'PBKDF2 backends');
     const plan: ThreadPlan = {
       seed, recipe: registryRecipe(options.registry), dataDir: options.dataDir, cacheMb: options.cacheMb, logLevel: options.logLevel,
-      sharedLocks, counters: newCounters(),
+      sharedLocks, counters: newCounters(), addressCounts: AddressCounts.allocate(options.config.limits.maxConnections),
     };
-    const serving = threads > 1 ? await serveOnThreads(plan, threads, log, stream) : await serveHere(seed, store, options.registry, log, plan.counters);
+    const serving = threads > 1 ? await serveOnThreads(plan, threads, log, stream) : await serveHere(plan, store, options.registry, log);
     const { server } = serving;
     log.info({ host: server.host, port: server.port, ldapsPort: server.ldapsPort, data: options.dataDir, scheme: settings.defaultScheme, threads }, 'leveldap is listening');
     const stop = async (): Promise<void> => {

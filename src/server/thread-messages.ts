@@ -15,6 +15,8 @@ export interface ThreadPlan {
   readonly sharedLocks: SharedArrayBuffer;
   /** Counts shared by every thread (counters.ts). */
   readonly counters: Counters;
+  /** Connections per client address over every thread (AddressCounts' table). */
+  readonly addressCounts: SharedArrayBuffer;
 }
 
 /** workerData of one serving thread. */

@@ -46,7 +46,7 @@ async function serve(setup: ThreadSetup, relay: LogRelay, log: Logger): Promise<
   const registry = await registryFromRecipe(setup.recipe, log);
   const context = buildContext(reviveSeed(setup.seed), store, registry, log, setup.counters);
   const server = await listen(context, {
-    sockets: setup.sockets, thread: setup.thread, threads: setup.threads,
+    sockets: setup.sockets, thread: setup.thread, threads: setup.threads, addressCounts: setup.addressCounts,
   });
   port.once('message', ({ stop }: StopThread) => {
     void (async () => {

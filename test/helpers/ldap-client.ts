@@ -195,9 +195,10 @@ export class RawConnection {
     return new RawConnection(socket);
   }
 
-  static open(port: number, timeoutMs = 5000): Promise<RawConnection> {
+  /** Connects to 127.0.0.1:port, from `localAddress` if given (another loopback address, say). */
+  static open(port: number, timeoutMs = 5000, localAddress?: string): Promise<RawConnection> {
     return new Promise((resolve, reject) => {
-      const socket = net.connect({ host: '127.0.0.1', port });
+      const socket = net.connect({ host: '127.0.0.1', port, ...(localAddress && { localAddress }) });
       const timer = setTimeout(() => {
         socket.destroy();
         reject(new Error(`no connection to 127.0.0.1:${port} within ${timeoutMs} ms`));

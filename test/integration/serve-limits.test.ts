@@ -1,12 +1,15 @@
 /**
  * The server's limits that are set by flags (docs/limits.md), through real clients: the size limit
  * over a whole paged search (--paged-size-limit); the length and RDN count of a DN
- * (--max-dn-length, --max-dn-rdns), checked before the DN is parsed.
+ * (--max-dn-length, --max-dn-rdns), checked before the DN is parsed; connection slots: per client
+ * address (--max-connections-per-address), a reserve for the admin (--reserved-connections), a
+ * shorter idle timeout for connections not bound to a DN, TCP keepalive.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
-import { ldapTool, parseLdifOutput, RawConnection } from '../helpers/ldap-client.js';
+import { spawnSync } from 'node:child_process';
+import { ldapTool, NOTICE_OF_DISCONNECTION, parseLdifOutput, RawConnection } from '../helpers/ldap-client.js';
 import { answer, bindRequest, deleteRequest, searchRequest } from '../helpers/ldap-requests.js';
 
 const PEOPLE = 'ou=People,dc=example,dc=com';
@@ -111,5 +114,107 @@ describe('leveldap serve: DN length and depth (--max-dn-length, --max-dn-rdns)',
     const result = await ldapTool('ldapsearch', server.url, ['-b', deepDn(100), '1.1']);
     assert.equal(result.code, 34, result.stderr);
     assert.match(result.stdout, /result: 34 Invalid DN syntax/);
+  });
+});
+
+const ROOT_DSE = (id: number) => searchRequest(id, '', { scope: 'base' });
+const USER = 'uid=user.1,ou=People,dc=example,dc=com';
+
+/** Opens a connection and has it answer a root DSE search: it was let in and is served. */
+async function served(port: number, localAddress?: string): Promise<RawConnection> {
+  const connection = await RawConnection.open(port, 5000, localAddress);
+  connection.write(ROOT_DSE(1));
+  const response = await answer(connection, 1, 10_000);
+  assert.equal(response?.code, 0, `root DSE answered (closed: ${connection.closed})`);
+  return connection;
+}
+
+/** The notice of disconnection the server sent before closing, if any. */
+async function noticeOnClose(connection: RawConnection): Promise<number | undefined> {
+  assert.ok(await connection.waitClosed(15_000), 'the server closed the connection');
+  const notice = connection.responses.find((response) => response.messageId === 0 && response.responseName === NOTICE_OF_DISCONNECTION);
+  return notice?.code;
+}
+
+describe('leveldap serve: connection slots', () => {
+  let server: LeveldapServer;
+  const open: RawConnection[] = [];
+  const keep = (connection: RawConnection) => { open.push(connection); return connection; };
+  before(async () => {
+    server = await startLeveldap({
+      users: 10, args: ['--max-connections', '12', '--reserved-connections', '2', '--max-connections-per-address', '6', '--anonymous-idle-timeout', '60'],
+    });
+  });
+  after(async () => {
+    for (const connection of open) connection.destroy();
+    await server.stop();
+  });
+  const closeAll = async () => {
+    for (const connection of open.splice(0)) connection.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 300)); // the server sees the closes
+  };
+
+  test('one address holds at most --max-connections-per-address; the next is told busy (51); another address is served', async () => {
+    for (let i = 0; i < 6; i++) keep(await served(server.port));
+    const refused = keep(await RawConnection.open(server.port));
+    assert.equal(await noticeOnClose(refused), 51);
+    keep(await served(server.port, '127.0.0.2'));
+    open[0]!.destroy();
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    keep(await served(server.port));
+    await closeAll();
+  });
+
+  test('idle anonymous clients filling --max-connections cannot lock the admin out: the reserve lets the admin in, nobody else', async () => {
+    const addresses = ['127.0.0.3', '127.0.0.4'];
+    for (let i = 0; i < 10; i++) keep(await served(server.port, addresses[i % 2]));
+    const anonymous = keep(await RawConnection.open(server.port, 5000, '127.0.0.5'));
+    anonymous.write(ROOT_DSE(1));
+    assert.equal(await noticeOnClose(anonymous), 51, 'an anonymous search on the reserve');
+    const user = keep(await RawConnection.open(server.port, 5000, '127.0.0.5'));
+    user.write(bindRequest(1, USER, 'password'));
+    assert.equal((await answer(user, 1))?.code, 0, 'the bind itself is answered');
+    assert.equal(await noticeOnClose(user), 51, 'then a user bound on the reserve is closed');
+    const admin = keep(await RawConnection.open(server.port, 5000, '127.0.0.5'));
+    admin.write(bindRequest(1, server.adminDn, server.adminPassword));
+    assert.equal((await answer(admin, 1))?.code, 0);
+    admin.write(ROOT_DSE(2));
+    assert.equal((await answer(admin, 2))?.code, 0, 'the admin is served');
+    const search = await ldapTool('ldapsearch', server.url, ['-LLL', '-b', USER, '-s', 'base', '1.1'], { dn: server.adminDn, password: server.adminPassword });
+    assert.equal(search.code, 0, `a second admin client (ldapsearch) gets the last place: ${search.stderr}`);
+    await closeAll();
+  });
+});
+
+describe('leveldap serve: idle connections not bound to a DN close sooner; TCP keepalive', () => {
+  let server: LeveldapServer;
+  before(async () => { server = await startLeveldap({ users: 10, args: ['--anonymous-idle-timeout', '1', '--idle-timeout', '30'] }); });
+  after(async () => { await server.stop(); });
+
+  test('an anonymous connection is closed after --anonymous-idle-timeout; a bound one stays', async () => {
+    const anonymous = await served(server.port);
+    const bound = await RawConnection.open(server.port);
+    try {
+      bound.write(bindRequest(1, USER, 'password'));
+      assert.equal((await answer(bound, 1))?.code, 0);
+      const started = performance.now();
+      assert.equal(await noticeOnClose(anonymous), 52);
+      assert.ok(performance.now() - started < 5000);
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      assert.equal(bound.closed, false, 'the bound connection is still open');
+    } finally {
+      anonymous.destroy();
+      bound.destroy();
+    }
+  });
+
+  test('accepted sockets have TCP keepalive on (ss shows a keepalive timer)', { skip: spawnSync('ss', ['-V']).status === 0 ? false : 'ss missing (iproute2)' }, async () => {
+    const connection = await served(server.port);
+    try {
+      const listing = spawnSync('ss', ['-tnoH', 'state', 'established', `( sport = :${server.port} )`], { encoding: 'utf8' });
+      assert.match(listing.stdout, /timer:\(keepalive/, listing.stdout);
+    } finally {
+      connection.destroy();
+    }
   });
 });

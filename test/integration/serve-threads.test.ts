@@ -65,7 +65,7 @@ describe('leveldap serve --threads 2', { skip }, () => {
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'leveldap-threads-'));
-    server = await startLeveldap({ users: 20, args: ['--threads', '2', '--max-connections', '40'] });
+    server = await startLeveldap({ users: 20, args: ['--threads', '2', '--max-connections', '40', '--reserved-connections', '0'] });
     admin = { dn: server.adminDn, passwordFile: server.adminPasswordFile };
   });
   after(async () => {

@@ -6,6 +6,8 @@
 //   (schemes/kdf.ts), about 2x slower per iteration.
 // - native/fd-dup: dup(2) of the listening socket for `serve --threads`; without it serve runs
 //   one thread (src/server/listen-socket.ts).
+// - native/sys: TCP_INFO (a paused connection sees its client leave) and malloc_trim (memory
+//   handed back after clients leave); without it neither happens (src/server/native-sys.ts).
 'use strict';
 const { spawnSync } = require('node:child_process');
 const { join } = require('node:path');
@@ -13,6 +15,7 @@ const { join } = require('node:path');
 const ADDONS = [
   { dir: 'nettle-pbkdf2', what: 'the nettle PBKDF2 addon', without: 'PBKDF2 falls back to node:crypto, about 2x slower per iteration', needs: 'build-essential nettle-dev python3' },
   { dir: 'fd-dup', what: 'the fd-dup addon', without: 'serve --threads falls back to one thread', needs: 'build-essential python3' },
+  { dir: 'sys', what: 'the sys addon', without: 'a connection whose reading is paused does not see its client leave, and freed memory is not handed back to the kernel', needs: 'build-essential python3' },
 ];
 
 /** npm sets npm_config_node_gyp to its own node-gyp while it runs a package script. */

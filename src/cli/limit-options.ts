@@ -24,6 +24,9 @@ const LARGE = 2 ** 31 - 1;
 export const LIMIT_FLAGS: readonly LimitFlag[] = [
   { flag: 'size-limit', key: 'sizeLimit', min: 0, max: LARGE, describe: 'entries per search for non-admins (0: none)' },
   { flag: 'paged-size-limit', key: 'pagedSizeLimit', min: 0, max: LARGE, describe: 'entries a non-admin paged search may return over all its pages (default: --size-limit; 0: none)' },
+  { flag: 'max-filter-terms-anonymous', key: 'maxFilterTermsAnonymous', min: 0, max: LARGE, describe: 'most terms (and/or/not and assertions) in a search filter from an anonymous client (adminLimitExceeded beyond; 0: no cap)' },
+  { flag: 'max-filter-terms', key: 'maxFilterTerms', min: 0, max: LARGE, describe: 'the same for a bound user (the admin has no cap)' },
+  { flag: 'max-search-cost', key: 'maxSearchCost', min: 0, max: Number.MAX_SAFE_INTEGER, describe: 'cost budget of a non-admin search: entries examined x filter terms (adminLimitExceeded beyond; 0: none)' },
   { flag: 'time-limit', key: 'timeLimit', min: 0, max: LARGE, describe: 'seconds per search for non-admins (0: none)' },
   { flag: 'idle-timeout', key: 'idleTimeout', min: 0, max: LARGE, describe: 'close idle connections after this many seconds (0: never)' },
   { flag: 'anonymous-idle-timeout', key: 'anonymousIdleTimeout', min: 0, max: LARGE, describe: 'close idle connections not bound to a DN after this many seconds (0: as --idle-timeout)' },

@@ -10,6 +10,7 @@ import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
 import type { Counters } from './counters.js';
 import { createPolicyRuntime } from './password-policy.js';
+import { Scheduler } from './scheduler.js';
 
 /** What every thread's context is made of, as plain data (it crosses to worker threads). */
 export interface ContextSeed {
@@ -23,7 +24,7 @@ export interface ContextSeed {
 
 export function buildContext(seed: ContextSeed, store: DirectoryStore, registry: SchemeRegistry, log: Logger, counters: Counters): ServerContext {
   return {
-    store, registry, log, counters,
+    store, registry, log, counters, scheduler: new Scheduler(),
     config: seed.config, vendorVersion: seed.vendorVersion, admin: seed.admin, dummyHash: seed.dummyHash,
     defaultScheme: seed.settings.defaultScheme,
     policy: createPolicyRuntime(seed.settings, registry, store, log, counters),

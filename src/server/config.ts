@@ -26,6 +26,11 @@ export interface Limits {
   readonly reservedConnections: number;
   /** Connections open at once from one client address. */
   readonly maxConnectionsPerAddress: number;
+  /** The most terms (and/or/not and assertions) in a search filter from an anonymous client, and from a user (0: no cap; the admin has none). */
+  readonly maxFilterTermsAnonymous: number;
+  readonly maxFilterTerms: number;
+  /** The cost budget of a non-admin search: entries examined x filter terms (0: none). */
+  readonly maxSearchCost: number;
   /** Simple-paged-results searches a connection may keep open at once. */
   readonly maxPagedSearches: number;
   /** The longest (UTF-8 bytes) and deepest DN a request may name: checked before it is parsed. */
@@ -44,6 +49,9 @@ export const DEFAULT_LIMITS: Limits = {
   maxConnections: 4096,
   reservedConnections: 16,
   maxConnectionsPerAddress: 512,
+  maxFilterTermsAnonymous: 256,
+  maxFilterTerms: 4096,
+  maxSearchCost: 5_000_000,
   maxPagedSearches: 8,
   maxDnLength: DEFAULT_DN_LIMITS.maxBytes,
   maxDnRdns: DEFAULT_DN_LIMITS.maxRdns,

@@ -18,6 +18,8 @@ import { encodeReply, perform, type AnsweredRequest } from './dispatch.js';
 import { Abandoned } from './errors.js';
 import { logOperation } from './access-log.js';
 import { Session } from './session.js';
+import { filterTerms } from './filter/index.js';
+import { peerLeft } from './native-sys.js';
 import { isStartTls, START_TLS_ACCEPTED, startTlsRefusal, type ExtendedRequest } from './handlers/start-tls.js';
 
 export interface Transport {
@@ -25,6 +27,8 @@ export interface Transport {
   readonly startTls?: SecureContext;
   /** Let in on the admin's reserve (--reserved-connections): it must bind as the admin first. */
   readonly reserve?: boolean;
+  /** The TCP socket under a TLS one (LDAPS); the socket itself otherwise. */
+  readonly tcp?: Socket;
 }
 
 /** The answer to an operation that arrives while the server stops. */
@@ -32,6 +36,20 @@ const SHUTTING_DOWN: Reply = { code: ResultCode.unavailable, message: 'server sh
 
 /** A client that has not read what we wrote for this long is cut off. */
 const WRITE_STALL_MS = 60_000;
+
+/**
+ * A search counts as one operation in flight per this many filter terms (at least one), so a
+ * connection's filters in flight hold at most about maxOutstanding x TERMS_PER_OPERATION terms in
+ * memory (a 9,999-term filter takes 6.6 MB decoded and compiled); a heavier one runs alone.
+ */
+const TERMS_PER_OPERATION = 256;
+
+function weightOf(request: AnsweredRequest): number {
+  return request.kind === 'search' ? Math.max(1, Math.ceil(filterTerms(request.filter) / TERMS_PER_OPERATION)) : 1;
+}
+
+/** While reading is paused, how often the kernel is asked whether the client has left (native-sys.ts). */
+const PEER_CHECK_MS = 500;
 
 /** A connection on the admin's reserve that has not bound within this long is closed. */
 const RESERVE_BIND_MS = 10_000;
@@ -56,6 +74,11 @@ export class Connection {
   private readonly startTlsContext: SecureContext | undefined;
   /** On the admin's reserve until a bind as the admin succeeds. */
   private onReserve: boolean;
+  /** The weights (weightOf) of the operations in progress, summed. */
+  private weightInFlight = 0;
+  private readonly tcp: Socket;
+  /** Set while reading is paused: checks that the client is still there. */
+  private peerCheck: NodeJS.Timeout | undefined;
   private readonly onSocketData = (chunk: Buffer): void => this.onData(chunk);
   private markClosed!: () => void;
 
@@ -70,6 +93,7 @@ export class Connection {
     this.session.secure = secure;
     this.startTlsContext = transport.startTls;
     this.onReserve = transport.reserve ?? false;
+    this.tcp = transport.tcp ?? socket;
     this.frames = new FrameReader({ maxBytes: limits.maxMessageBytesAnonymous });
     this.closed = new Promise((resolve) => { this.markClosed = resolve; });
     socket.setNoDelay(true);
@@ -188,7 +212,9 @@ export class Connection {
     const { maxOutstanding } = this.server.config.limits;
     while (this.queue.length > 0 && !this.closing && !this.binding) {
       const next = this.queue[0]!;
-      if (next.kind === 'bind' ? this.session.outstanding > 0 : this.session.outstanding >= maxOutstanding) break;
+      const weight = weightOf(next);
+      const full = this.weightInFlight > 0 && this.weightInFlight + weight > maxOutstanding;
+      if (next.kind === 'bind' ? this.session.outstanding > 0 : full) break;
       this.queue.shift();
       if (this.refusing) {
         void this.run(next, async () => SHUTTING_DOWN);
@@ -199,10 +225,30 @@ export class Connection {
     }
     if (this.queue.length > 0) this.socket.pause();
     else if (!this.closing) this.socket.resume();
+    this.watchPeer(this.queue.length > 0 && !this.closing);
+  }
+
+  /**
+   * While reading is paused, Node would see the client's FIN or reset only after every request
+   * queued before it: the kernel is asked instead, and a client that left has its work dropped.
+   */
+  private watchPeer(paused: boolean): void {
+    if (!paused) {
+      clearInterval(this.peerCheck);
+      this.peerCheck = undefined;
+      return;
+    }
+    this.peerCheck ??= setInterval(() => {
+      if (!peerLeft(this.tcp)) return;
+      this.server.log.debug({ conn: this.session.id }, 'the client left while its requests waited');
+      this.socket.destroy();
+    }, PEER_CHECK_MS).unref();
   }
 
   private async run(request: AnsweredRequest, answer = perform): Promise<void> {
     const started = performance.now();
+    const weight = weightOf(request);
+    this.weightInFlight += weight;
     const signal = this.session.start(request.messageId, request.kind === 'bind');
     const context: OperationContext = { server: this.server, session: this.session, signal, send: (message) => this.send(message) };
     try {
@@ -215,6 +261,7 @@ export class Connection {
     } catch (error) {
       if (!(error instanceof Abandoned)) this.server.log.error({ err: error, conn: this.session.id }, 'cannot answer');
     } finally {
+      this.weightInFlight -= weight;
       this.session.finish(request.messageId);
       if (request.kind === 'bind') this.binding = false;
       this.pump();
@@ -293,6 +340,8 @@ export class Connection {
     if (this.ended) return;
     this.ended = true;
     this.closing = true;
+    this.queue.length = 0;
+    this.watchPeer(false);
     this.session.abandonAll();
     this.server.log.debug({ conn: this.session.id }, 'connection closed');
     this.markClosed();

@@ -6,6 +6,7 @@ import type { ServerConfig } from './config.js';
 import type { Counters } from './counters.js';
 import type { PolicyRuntime } from './password-policy.js';
 import type { Control, Result } from './protocol/types.js';
+import type { Scheduler } from './scheduler.js';
 import type { OperationSignal, Session } from './session.js';
 
 export interface ServerContext {
@@ -24,6 +25,8 @@ export interface ServerContext {
   readonly vendorVersion: string;
   /** Counts shared by every serving thread (connections per listener, re-encodings). */
   readonly counters: Counters;
+  /** Turns of this thread for long work (search evaluation). */
+  readonly scheduler: Scheduler;
 }
 
 export interface OperationContext {

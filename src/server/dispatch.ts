@@ -35,7 +35,7 @@ const SUPPORTED_CONTROLS: Partial<Record<AnsweredRequest['kind'], readonly strin
 function unsupportedCriticalControl(request: AnsweredRequest): Reply | undefined {
   const supported = SUPPORTED_CONTROLS[request.kind] ?? [MANAGE_DSA_IT_OID];
   const control = request.controls.find((candidate) => candidate.critical && !supported.includes(candidate.type));
-  return control && { code: 12, message: `critical control ${control.type} is not supported` };
+  return control && { code: ResultCode.unavailableCriticalExtension, message: `critical control ${control.type} is not supported` };
 }
 
 /** The DNs a request names (bind name, base, entry, new RDN and superior). */

@@ -121,7 +121,7 @@ export async function listen(context: ServerContext, share: ThreadShare = SOLE_T
       return;
     }
     socket.setKeepAlive(true, KEEPALIVE_MS);
-    const transport = { secure: listener === LDAPS, reserve: admission === 'reserve', ...(secureContext && { startTls: secureContext }) };
+    const transport = { secure: listener === LDAPS, reserve: admission === 'reserve', tcp: socket, ...(secureContext && { startTls: secureContext }) };
     const connection = new Connection(wrap(socket), context, (nextId += share.threads), transport);
     connections.add(connection);
     void connection.closed.then(() => {

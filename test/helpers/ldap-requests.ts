@@ -86,6 +86,10 @@ export function addRequest(messageId: number, dn: string | Buffer, attributes: r
   });
 }
 
+export function abandonRequest(messageId: number, abandonId: number): Buffer {
+  return message(messageId, (writer) => writer.writeInt(abandonId, 0x50));
+}
+
 export function deleteRequest(messageId: number, dn: string | Buffer): Buffer {
   return message(messageId, (writer) => writer.writeBuffer(bytes(dn), 0x4a));
 }

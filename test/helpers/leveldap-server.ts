@@ -58,8 +58,8 @@ export interface LeveldapServer {
   /** What it wrote on standard error so far. */
   stderr(): string;
   readonly process: ChildProcess;
-  /** SIGTERM, then waits for the exit (SIGKILL after 10 s); the directory is kept. */
-  terminate(): Promise<ExitInfo>;
+  /** SIGTERM, then waits for the exit (SIGKILL after `killAfterMs`, 10 s by default); the directory is kept. */
+  terminate(killAfterMs?: number): Promise<ExitInfo>;
   /** Stops the server (if running) and removes its directory (if it owns it). Safe to call twice. */
   stop(): Promise<void>;
 }
@@ -186,12 +186,12 @@ export async function startLeveldap(options: LeveldapOptions = {}): Promise<Leve
   });
 
   let exitInfo: Promise<ExitInfo> | undefined;
-  const terminate = (): Promise<ExitInfo> => {
+  const terminate = (killAfterMs = STOP_TIMEOUT_MS): Promise<ExitInfo> => {
     exitInfo ??= (async () => {
       const begun = performance.now();
       if (!exited(started)) {
         started.kill('SIGTERM');
-        if (!(await waitForExit(started, STOP_TIMEOUT_MS))) {
+        if (!(await waitForExit(started, killAfterMs))) {
           started.kill('SIGKILL');
           await waitForExit(started, STOP_TIMEOUT_MS);
         }

@@ -3,7 +3,9 @@
  * FALSE or Undefined (`undefined`), and a search returns an entry only when its filter is TRUE.
  * Attribute names match in any case, by alias or OID; values by the attribute's matching rules.
  * A filter is compiled once into a test (assertion values normalized, rules looked up), cached
- * per Filter object, so a search pays per entry only for the entry's own values.
+ * per Filter object, so a search pays per entry only for the entry's own values; and within one
+ * entry, each attribute's values are selected, and put in each form the items need (normalized,
+ * a time, an ordering key), once for all the items of the filter (a Memo per evaluation).
  */
 import { parseDn, type Ava } from '../../store/dn.js';
 import { values, type Entry } from '../../store/entry.js';
@@ -12,7 +14,7 @@ import { attributeValues, validDescription } from './attributes.js';
 import { matchingRule } from './rules.js';
 import type { Filter } from './types.js';
 import {
-  approxTest, containsInOrder, equalityTest, orderingKey, orderingTest, substringForm, type Truth, type ValueTest,
+  approxFormTest, equalityFormTest, equalityTest, orderingByRule, substringsFormTest, type FormTest, type Truth, type ValueTest,
 } from './values.js';
 
 export type { Truth } from './values.js';
@@ -26,11 +28,16 @@ export interface MatchContext {
 /** A compiled filter: the truth of the filter for one entry. */
 export type FilterTest = (entry: Entry) => Truth;
 
+/** What one evaluation on one entry has worked out, by key: an attribute's values, their forms. */
+type Memo = Map<string, readonly unknown[]>;
+/** A compiled filter item. */
+type Test = (entry: Entry, memo: Memo) => Truth;
+
 type Item<T extends Filter['type']> = Extract<Filter, { type: T }>;
 /** equality, approx, greaterOrEqual, lessOrEqual: one member of the Filter union. */
 type ValueItem = Extract<Filter, { readonly attribute: string; readonly value: Buffer }>;
 
-const UNDEFINED: FilterTest = () => undefined;
+const UNDEFINED: Test = () => undefined;
 const TRUE_VALUE = Buffer.from('TRUE');
 const FALSE_VALUE = Buffer.from('FALSE');
 
@@ -40,7 +47,8 @@ const compiled = new WeakMap<Filter, FilterTest>();
 export function compileFilter(filter: Filter): FilterTest {
   let test = compiled.get(filter);
   if (!test) {
-    test = compile(filter);
+    const item = compile(filter);
+    test = (entry) => item(entry, new Map());
     compiled.set(filter, test);
   }
   return test;
@@ -58,7 +66,7 @@ function withComputed(entry: Entry, context: MatchContext): Entry {
   return { dn: entry.dn, attributes: [...entry.attributes, computed] };
 }
 
-function compile(filter: Filter): FilterTest {
+function compile(filter: Filter): Test {
   switch (filter.type) {
     case 'and': return and(filter.filters.map(compile));
     case 'or': return or(filter.filters.map(compile));
@@ -74,11 +82,11 @@ function compile(filter: Filter): FilterTest {
 }
 
 /** FALSE if any is FALSE, else Undefined if any is Undefined, else TRUE (the empty AND is TRUE). */
-function and(tests: readonly FilterTest[]): FilterTest {
-  return (entry) => {
+function and(tests: readonly Test[]): Test {
+  return (entry, memo) => {
     let result: Truth = true;
     for (const test of tests) {
-      const truth = test(entry);
+      const truth = test(entry, memo);
       if (truth === false) return false;
       if (truth === undefined) result = undefined;
     }
@@ -87,11 +95,11 @@ function and(tests: readonly FilterTest[]): FilterTest {
 }
 
 /** TRUE if any is TRUE, else Undefined if any is Undefined, else FALSE (the empty OR is FALSE). */
-function or(tests: readonly FilterTest[]): FilterTest {
-  return (entry) => {
+function or(tests: readonly Test[]): Test {
+  return (entry, memo) => {
     let result: Truth = false;
     for (const test of tests) {
-      const truth = test(entry);
+      const truth = test(entry, memo);
       if (truth === true) return true;
       if (truth === undefined) result = undefined;
     }
@@ -100,50 +108,64 @@ function or(tests: readonly FilterTest[]): FilterTest {
 }
 
 /** NOT of Undefined is Undefined. */
-function not(test: FilterTest): FilterTest {
-  return (entry) => {
-    const truth = test(entry);
+function not(test: Test): Test {
+  return (entry, memo) => {
+    const truth = test(entry, memo);
     return truth === undefined ? undefined : !truth;
   };
+}
+
+/** The values the description selects (attributeValues), worked out once per evaluation. */
+function selected(entry: Entry, memo: Memo, description: string): readonly Buffer[] {
+  const key = `\0${description}`;
+  let found = memo.get(key) as readonly Buffer[] | undefined;
+  if (!found) {
+    found = attributeValues(entry, description);
+    memo.set(key, found);
+  }
+  return found;
 }
 
 /**
  * An attribute value assertion: Undefined when the description is malformed or no test could be
  * prepared (no such rule for the type, invalid assertion value); else TRUE if any value passes.
+ * The values' forms are shared with every item of the filter on the same description and form.
  */
-function valueAssertion(description: string, test: ValueTest | undefined): FilterTest {
-  if (!validDescription(description) || !test) return UNDEFINED;
-  return (entry) => attributeValues(entry, description).some(test);
+function valueAssertion(description: string, formTest: FormTest | undefined): Test {
+  if (!validDescription(description) || !formTest) return UNDEFINED;
+  const key = `${formTest.form}\0${description}`;
+  return (entry, memo) => {
+    let forms = memo.get(key);
+    if (!forms) {
+      forms = selected(entry, memo, description).map(formTest.of);
+      memo.set(key, forms);
+    }
+    return forms.some(formTest.test);
+  };
 }
 
-function equality(filter: ValueItem): FilterTest {
-  return valueAssertion(filter.attribute, equalityTest(attributeType(filter.attribute), filter.value));
+function equality(filter: ValueItem): Test {
+  return valueAssertion(filter.attribute, equalityFormTest(attributeType(filter.attribute), filter.value));
 }
 
-function approx(filter: ValueItem): FilterTest {
-  return valueAssertion(filter.attribute, approxTest(attributeType(filter.attribute), filter.value));
+function approx(filter: ValueItem): Test {
+  return valueAssertion(filter.attribute, approxFormTest(attributeType(filter.attribute), filter.value));
 }
 
 /** greaterOrEqual / lessOrEqual by the syntax's ordering; Undefined for types without one. */
-function ordering(filter: ValueItem, accept: (order: number) => boolean): FilterTest {
-  const key = orderingKey(attributeType(filter.attribute).equality);
-  return valueAssertion(filter.attribute, key && orderingTest(key, filter.value, accept));
+function ordering(filter: ValueItem, accept: (order: number) => boolean): Test {
+  return valueAssertion(filter.attribute, orderingByRule(attributeType(filter.attribute).equality, filter.value, accept));
 }
 
-function substrings(filter: Item<'substrings'>): FilterTest {
-  const form = substringForm(attributeType(filter.attribute).equality);
-  if (!form) return UNDEFINED;
-  const initial = filter.initial && form.part(filter.initial, 'initial');
-  const any = filter.any.map((part) => form.part(part, 'any'));
-  const final = filter.final && form.part(filter.final, 'final');
-  return valueAssertion(filter.attribute, (value) => containsInOrder(form.value(value), initial, any, final));
+function substrings(filter: Item<'substrings'>): Test {
+  return valueAssertion(filter.attribute, substringsFormTest(attributeType(filter.attribute).equality, filter) as FormTest | undefined);
 }
 
 /** The entry has the attribute; `(objectClass=*)` is TRUE for every entry. */
-function present(filter: Item<'present'>): FilterTest {
+function present(filter: Item<'present'>): Test {
   if (!validDescription(filter.attribute)) return UNDEFINED;
   if (!filter.attribute.includes(';') && typeKey(filter.attribute) === 'objectclass') return () => true;
-  return (entry) => attributeValues(entry, filter.attribute).length > 0;
+  return (entry, memo) => selected(entry, memo, filter.attribute).length > 0;
 }
 
 /**
@@ -151,7 +173,7 @@ function present(filter: Item<'present'>): FilterTest {
  * applied to the type's values, or to every attribute's values when no type is given, and with
  * dnAttributes to the AVAs of the entry's DN too. An unknown rule is Undefined.
  */
-function extensible(filter: Item<'extensible'>): FilterTest {
+function extensible(filter: Item<'extensible'>): Test {
   const test = extensibleValueTest(filter);
   if (!test) return UNDEFINED;
   return (entry) => attributesPass(entry, filter.attribute, test) || (filter.dnAttributes && dnPasses(entry, filter.attribute, test));

@@ -6,3 +6,4 @@ export { filterToString, escapeFilterValue } from './format.js';
 export { mentionsAttribute } from './attributes.js';
 export { matchingRule, MATCHING_RULES, type MatchingRule } from './rules.js';
 export * as build from './build.js';
+export { filterTerms } from './terms.js';

@@ -5,7 +5,7 @@
  * and abandon.
  */
 import { ResultCode, normalizeDn, parseDn, type Entry } from '../../store/index.js';
-import { indexHint, matches, mentionsAttribute } from '../filter/index.js';
+import { filterTerms, indexHint, matches, mentionsAttribute } from '../filter/index.js';
 import { encodeSearchEntry } from '../protocol/index.js';
 import type { Request } from '../protocol/types.js';
 import { parseSelection, selectAttributes, wantsComputed, type Selection } from '../attributes.js';
@@ -33,6 +33,48 @@ interface Walk {
   readonly sizeLimit: number;
   readonly deadline: number;
   readonly needsSubordinates: boolean;
+  /** The filter's terms, and how many entries x terms the search may test (0: no budget). */
+  readonly terms: number;
+  readonly budget: number;
+}
+
+/** What a walk has done so far: its cost (entries examined x filter terms), and when its slice of the thread began. */
+interface Progress {
+  cost: number;
+  sliceStart: number;
+}
+
+/** adminLimitExceeded (11) for a filter larger than the requester may send (the admin has no cap). */
+function oversizedFilter(request: SearchRequest, context: OperationContext): Reply | undefined {
+  const { session, server: { config: { limits } } } = context;
+  if (session.isAdmin) return undefined;
+  const [cap, flag, who] = session.anonymous
+    ? [limits.maxFilterTermsAnonymous, '--max-filter-terms-anonymous', 'anonymous clients']
+    : [limits.maxFilterTerms, '--max-filter-terms', 'users'];
+  const terms = filterTerms(request.filter);
+  if (cap === 0 || terms <= cap) return undefined;
+  return { code: ResultCode.adminLimitExceeded, message: `filter too large: ${terms} terms; ${who} may send at most ${cap} (${flag})` };
+}
+
+/**
+ * Before the next candidate: stops when abandoned, over the cost budget or past the time limit
+ * (a reply), and lets the thread turn when this search's slice is used up (scheduler.ts).
+ */
+async function pace(walk: Walk, progress: Progress, sent: number): Promise<Reply | undefined> {
+  const { context } = walk;
+  if (context.signal.aborted) throw new Abandoned();
+  if (walk.deadline && performance.now() > walk.deadline) return { code: ResultCode.timeLimitExceeded, entries: sent };
+  progress.cost += walk.terms;
+  if (walk.budget && progress.cost > walk.budget) {
+    const message = `administrative limit exceeded: the filter's ${walk.terms} terms on the entries examined passed the search's cost budget of ${walk.budget} (--max-search-cost)`;
+    return { code: ResultCode.adminLimitExceeded, message, entries: sent };
+  }
+  const { scheduler } = context.server;
+  if (!scheduler.due(progress.sliceStart)) return undefined;
+  await scheduler.turn(context.session.id);
+  if (context.signal.aborted) throw new Abandoned();
+  progress.sliceStart = performance.now();
+  return undefined;
 }
 
 async function sendEntry(walk: Walk, { entry, hasSubordinates, readable }: Matched): Promise<void> {
@@ -73,10 +115,11 @@ async function walkEntries(walk: Walk, source: AsyncGenerator<Entry>, paging: Pa
       await sendEntry(walk, matched);
       sent += 1;
     }
+    const progress: Progress = { cost: 0, sliceStart: performance.now() };
     // Iterated by hand: leaving a for-await loop would close the source, which a paged search keeps.
     for (let next = await source.next(); !next.done; next = await source.next()) {
-      if (walk.context.signal.aborted) throw new Abandoned();
-      if (walk.deadline && performance.now() > walk.deadline) return { code: ResultCode.timeLimitExceeded, entries: sent };
+      const stop = await pace(walk, progress, sent);
+      if (stop) return stop;
       const matched = await check(walk, next.value);
       if (!matched) continue;
       if (paging?.totalLimit && paging.sentBefore + sent >= paging.totalLimit) {
@@ -98,6 +141,8 @@ async function walkEntries(walk: Walk, source: AsyncGenerator<Entry>, paging: Pa
 
 export async function search(request: SearchRequest, context: OperationContext): Promise<Reply> {
   const { server, session } = context;
+  const refusal = oversizedFilter(request, context);
+  if (refusal) return refusal;
   if (request.base === '' && request.scope === 'base') return rootDse(request, context);
   requireAccess(session, server.config, '', 'readEntry');
   const base = parseDn(request.base);
@@ -113,6 +158,7 @@ export async function search(request: SearchRequest, context: OperationContext):
     request, context, selection, baseKey: normalizeDn(base), sizeLimit: paging ? 0 : sizeLimit,
     deadline: timeLimit ? performance.now() + timeLimit * 1000 : 0,
     needsSubordinates: wantsComputed(selection, 'hasSubordinates') || mentionsAttribute(request.filter, 'hasSubordinates'),
+    terms: filterTerms(request.filter), budget: session.isAdmin ? 0 : limits.maxSearchCost,
   };
   if (paging?.resumed) return walkEntries(walk, paging.resumed, paging);
 

@@ -1,0 +1,9 @@
+{
+  "targets": [
+    {
+      "target_name": "sys",
+      "sources": ["sys.c"],
+      "cflags": ["-Wall", "-Wextra", "-O2"]
+    }
+  ]
+}

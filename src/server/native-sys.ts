@@ -1,0 +1,57 @@
+/**
+ * The native/sys addon (built by npm ci): a socket's TCP state from the kernel, and glibc's
+ * malloc_trim. Both are optional: without the addon, peerLeft answers false (a connection whose
+ * reading is paused sees its client leave only once its queue drains) and trimMemory does
+ * nothing (freed memory stays in the resident set until malloc reuses it).
+ */
+import { createRequire } from 'node:module';
+import type { Socket } from 'node:net';
+
+const ADDON = '../../../native/sys/build/Release/sys.node';
+
+interface Sys {
+  tcpState(fd: number): number;
+  mallocTrim(): boolean;
+}
+
+function loadAddon(): Sys | undefined {
+  try {
+    return createRequire(import.meta.url)(ADDON) as Sys;
+  } catch {
+    return undefined;
+  }
+}
+
+const addon = loadAddon();
+
+/** Why the addon is not there, or undefined when it loaded. */
+export function sysUnavailable(): string | undefined {
+  return addon ? undefined : 'the native/sys addon is not built (npm ci builds it; it needs a C compiler)';
+}
+
+/** Linux's TCP states (include/net/tcp_states.h) that mean the client is gone. */
+const TCP_CLOSE = 7;
+const TCP_CLOSE_WAIT = 8;
+
+/** The descriptor of a TCP socket (Node keeps it on the internal handle, on Unix). */
+function socketFd(socket: Socket): number | undefined {
+  const fd = (socket as unknown as { _handle?: { fd?: unknown } })._handle?.fd;
+  return typeof fd === 'number' && fd >= 0 ? fd : undefined;
+}
+
+/** Has the client closed or reset this TCP connection (whatever is still unread)? */
+export function peerLeft(socket: Socket): boolean {
+  const fd = addon && socketFd(socket);
+  if (fd === undefined) return false;
+  try {
+    const state = addon!.tcpState(fd);
+    return state === TCP_CLOSE_WAIT || state === TCP_CLOSE;
+  } catch {
+    return false;
+  }
+}
+
+/** Hands the free pages of malloc's arenas back to the kernel; true if any were. */
+export function trimMemory(): boolean {
+  return addon?.mallocTrim() ?? false;
+}

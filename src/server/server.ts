@@ -21,6 +21,7 @@ import { encodeNoticeOfDisconnection } from './protocol/index.js';
 import { Connection } from './connection.js';
 import { COUNTER } from './counters.js';
 import { listenOn } from './listen-socket.js';
+import { MemoryReclaimer } from './memory-reclaim.js';
 
 export interface RunningServer {
   readonly port: number;
@@ -106,6 +107,7 @@ export async function listen(context: ServerContext, share: ThreadShare = SOLE_T
   /** Loaded once, for StartTLS and LDAPS. */
   const secureContext = certificate && tls.createSecureContext({ cert: certificate.cert, key: certificate.key });
   const addresses = new AddressCounts(share.addressCounts ?? AddressCounts.allocate(context.config.limits.maxConnections));
+  const reclaimer = new MemoryReclaimer(context.log);
   const { limits } = context.config;
   const open = (socket: net.Socket, listener: number, wrap: (socket: net.Socket) => net.Socket) => {
     const admission = admit(context.counters, listener, limits);
@@ -128,6 +130,7 @@ export async function listen(context: ServerContext, share: ThreadShare = SOLE_T
       connections.delete(connection);
       addresses.release(address);
       Atomics.sub(context.counters, listener, 1);
+      reclaimer.released();
     });
   };
   const plain = net.createServer((socket) => open(socket, LDAP, (raw) => raw));
@@ -151,6 +154,7 @@ export async function listen(context: ServerContext, share: ThreadShare = SOLE_T
       await drain(connections, graceMillis);
       for (const connection of connections) connection.disconnect(ResultCode.unavailable, 'server shutting down');
       await closed;
+      reclaimer.stop();
     },
   };
 }

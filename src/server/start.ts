@@ -13,6 +13,7 @@ import { buildContext, type ContextSeed } from './build-context.js';
 import type { ServerConfig } from './config.js';
 import { AddressCounts } from './address-counts.js';
 import { newCounters } from './counters.js';
+import { MemoryReclaimer } from './memory-reclaim.js';
 import { listen, type RunningServer } from './server.js';
 import type { ThreadPlan } from './thread-messages.js';
 import { mainOwner, releaseSockets, reserveSockets, singleThreadReason, startThreads } from './threads.js';
@@ -122,9 +123,19 @@ async function serveHere(plan: ThreadPlan, store: DirectoryStore, registry: Sche
 async function serveOnThreads(plan: ThreadPlan, threads: number, log: Logger, stream: DestinationStream): Promise<Serving> {
   const reserved = await reserveSockets(plan.seed.config);
   try {
-    const serving = await startThreads(plan, reserved.sockets, threads, log, (text) => stream.write(text));
+    // This thread only relays the serving threads' log lines: it reclaims their memory when they stop coming.
+    const reclaimer = new MemoryReclaimer(log);
+    const write = (text: string) => {
+      stream.write(text);
+      reclaimer.released();
+    };
+    const serving = await startThreads(plan, reserved.sockets, threads, log, write);
     const { host, port, ldapsPort } = reserved;
-    const server: RunningServer = { host, port, ...(ldapsPort !== undefined && { ldapsPort }), stop: (graceMillis = 10_000) => serving.stop(graceMillis) };
+    const stop = async (graceMillis = 10_000) => {
+      await serving.stop(graceMillis);
+      reclaimer.stop();
+    };
+    const server: RunningServer = { host, port, ...(ldapsPort !== undefined && { ldapsPort }), stop };
     return { server, failure: serving.failure, drain: async () => {} };
   } finally {
     releaseSockets(reserved.sockets); // each thread listens on its own duplicate

@@ -50,9 +50,22 @@ export function plainPasswords(written: readonly Buffer[], server: ServerContext
   return written.filter((value) => value.byteLength > 0 && server.registry.classify(value.toString('utf8')).kind === 'plain');
 }
 
-/** Does the password match one of the entry's userPassword values? */
+/**
+ * A bind verifies at most this many of an entry's userPassword values, the first ones as stored
+ * (so a wrong password costs a bounded number of verifications whatever the admin stored; users
+ * hold one value). The old-password check and the "not the current password" rule use the same
+ * values: those that can bind.
+ */
+export const MAX_VERIFIED_VALUES = 4;
+
+/** The stored values a password is verified against. */
+export function verifiedValues<T>(stored: readonly T[]): T[] {
+  return stored.slice(0, MAX_VERIFIED_VALUES);
+}
+
+/** Does the password match one of the entry's userPassword values (those a bind verifies)? */
 export async function matchesCurrent(entry: Entry, password: Buffer, server: ServerContext): Promise<boolean> {
-  for (const stored of values(entry, 'userPassword')) {
+  for (const stored of verifiedValues(values(entry, 'userPassword'))) {
     if ((await server.registry.verify(password, stored.toString('utf8'))).status === 'match') return true;
   }
   return false;

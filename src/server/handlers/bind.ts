@@ -166,7 +166,7 @@ function lookupAccount(context: OperationContext, dn: Dn, normalized: string): A
 async function reserveAttempt(context: OperationContext, parsed: BindDn, account: EntryAccount): Promise<EntryAccount | undefined> {
   const { policy: { lockout }, log } = context.server;
   if (lockout.isLocked(parsed.normalized, account.entry)) return undefined;
-  const reserved = lockout.reserve(parsed.normalized);
+  const reserved = lockout.reserve(parsed.normalized, { dn: parsed.dn, entry: account.entry });
   if (reserved === true) return account;
   if (reserved === false) return undefined;
   log.debug({ dn: parsed.normalized }, 'bind waits: every attempt left is being verified');

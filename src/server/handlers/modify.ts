@@ -4,6 +4,8 @@
  * values added or replaced are hashed on the way in, and new plain-text ones must meet the
  * password policy's quality rules (password-values.ts). A user sets one userPassword value in
  * the whole operation, checked before anything is hashed, and its entry ends with one at most.
+ * The admin's unlock (deleting pwdAccountLockedTime) removes pwdFailureTime with it, so that the
+ * failures that caused the lock do not count again (lockout.ts counts stored failures).
  */
 import { modifyEntry, normalizeDn, parseDn, typeKey, DirectoryError, ResultCode, type Entry, type Modification } from '../../store/index.js';
 import { applyModifications } from '../../store/modification.js';
@@ -19,9 +21,18 @@ async function toStore(change: Change, context: OperationContext): Promise<Modif
   return { ...change, values: await valuesToStore(change.attribute, change.values, context.session, context.server) };
 }
 
+const touches = (change: Change, type: string) => typeKey(change.attribute) === type;
+
+/** The changes, and with an unlock (pwdAccountLockedTime deleted) that leaves pwdFailureTime alone, its removal. */
+function withUnlock(changes: readonly Change[]): readonly Change[] {
+  const unlocks = changes.some((change) => touches(change, 'pwdaccountlockedtime') && (change.op === 'delete' || (change.op === 'replace' && change.values.length === 0)));
+  if (!unlocks || changes.some((change) => touches(change, 'pwdfailuretime'))) return changes;
+  return [...changes, { op: 'replace', attribute: 'pwdFailureTime', values: [] }];
+}
+
 /** The changes that add or replace userPassword values. */
 const passwordWrites = (changes: readonly Change[]): Change[] =>
-  changes.filter((change) => (change.op === 'add' || change.op === 'replace') && change.values.length > 0 && typeKey(change.attribute) === 'userpassword');
+  changes.filter((change) => (change.op === 'add' || change.op === 'replace') && change.values.length > 0 && touches(change, 'userpassword'));
 
 /**
  * What runs on the stored entry under its lock before the write: a new plain-text password must
@@ -45,7 +56,7 @@ export async function modify(request: ModifyRequest, context: OperationContext):
   if (request.changes.length === 0) throw new DirectoryError('protocolError', 'no modifications specified');
   for (const change of request.changes) requireAccess(session, server.config, normalized, writeRightFor(change.attribute));
   refuseManyPasswords(request.changes, session);
-  const modifications = await Promise.all(request.changes.map((change) => toStore(change, context)));
+  const modifications = await Promise.all(withUnlock(request.changes).map((change) => toStore(change, context)));
   await modifyEntry(server.store, dn, modifications, { actor: session.dn, check: checkFor(modifications, passwordWrites(request.changes), context) });
   return { code: ResultCode.success };
 }

@@ -9,7 +9,7 @@
  * in memory. So no account inside its window is ever forgotten, however many others fail. That
  * write is not synced: LevelDB hands it to the OS before it resolves (it survives kill -9, not an
  * OS crash), which is more than the in-memory count it replaces ever had, and a failed bind
- * cannot make the server wait for the disk. The failure that reaches the limit writes
+ * never waits for an fsync. The failure that reaches the limit writes
  * the lock (pwdAccountLockedTime, with the failures counted as pwdFailureTime) in one synced
  * write under the entry's lock, before its bind answers; while that write runs, the account
  * already counts as locked. A locked account stays locked for --lockout-duration seconds (0:

@@ -3,8 +3,9 @@
  * (src/cli/policy-options.ts), the re-encoding rule, the verified-bind cache, lockout against a
  * real store (one lock write under concurrent failures, expiry, the admin's permanent lock,
  * attempts reserved before verifying: never more than the limit at once, waiting binds served
- * in order or refused once locked, nothing left behind), and re-encoding that never overwrites a
- * password changed meanwhile.
+ * in order or refused once locked, nothing left behind; with the map of accounts full, failures
+ * stored in the entry and counted again, never forgotten), and re-encoding that never overwrites
+ * a password changed meanwhile.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -165,6 +165,22 @@ async function storeWithUsers(prefix: string): Promise<{ dir: { path: string; re
   return { dir, store };
 }
 
+/** A store with users for one describe block: opened before its tests, removed after them. */
+function storeForSuite(prefix: string): { readonly store: DirectoryStore } {
+  let opened: Awaited<ReturnType<typeof storeWithUsers>> | undefined;
+  before(async () => { opened = await storeWithUsers(prefix); });
+  after(async () => {
+    await opened?.store.close();
+    await opened?.dir.remove();
+  });
+  return {
+    get store() {
+      if (!opened) throw new Error('the store opens before the tests');
+      return opened.store;
+    },
+  };
+}
+
 const dnOf = (n: number) => parseDn(`uid=user.${n},ou=People,dc=example,dc=com`);
 const keyOf = (n: number) => `uid=user.${n},ou=people,dc=example,dc=com`;
 
@@ -397,24 +413,16 @@ describe('lockout: attempts reserved before a password is verified', () => {
 });
 
 describe('lockout: a full map stores failures in the entry, never forgets them (trackedAccounts 50)', () => {
-  let dir: { path: string; remove: () => Promise<void> };
-  let store: DirectoryStore;
-  before(async () => {
-    ({ dir, store } = await storeWithUsers('leveldap-eviction-'));
-  });
-  after(async () => {
-    await store?.close();
-    await dir?.remove();
-  });
+  const suite = storeForSuite('leveldap-eviction-');
   const TRACKED = 50;
   const lockoutOf = (settings: Partial<PasswordPolicy>, now?: () => number) => {
     const { log, lines } = recordingLogger();
     const background = new BackgroundTasks(log);
-    return { lockout: new Lockout(policy({ maxFailures: 3, failureWindow: 300, ...settings }), store, log, background, now, TRACKED), lines, background };
+    return { lockout: new Lockout(policy({ maxFailures: 3, failureWindow: 300, ...settings }), suite.store, log, background, now, TRACKED), lines, background };
   };
   /** What a wrong-password bind of an entry does: read it, reserve an attempt (its stored failures count), fail. */
   async function failBind(lockout: Lockout, n: number): Promise<void> {
-    const entry = store.getSync(dnOf(n));
+    const entry = suite.store.getSync(dnOf(n));
     assert.ok(entry, `user.${n} exists`);
     if (lockout.isLocked(keyOf(n), entry)) return;
     assert.equal(lockout.reserve(keyOf(n), { dn: dnOf(n), entry }), true);
@@ -428,7 +436,7 @@ describe('lockout: a full map stores failures in the entry, never forgets them (
       await lockout.failed(parseDn(key), key);
     }
   }
-  const stored = async (n: number, name: string) => text(await store.get(dnOf(n)), name);
+  const stored = async (n: number, name: string) => text(await suite.store.get(dnOf(n)), name);
 
   test('2 failures, then 50 other accounts fail: the 2 are stored as pwdFailureTime, and 1 more failure locks (limit 3)', async () => {
     const { lockout, lines } = lockoutOf({ lockoutDuration: 0 });
@@ -463,7 +471,7 @@ describe('lockout: a full map stores failures in the entry, never forgets them (
     const { lockout, background } = lockoutOf({ lockoutDuration: 0 });
     await failBind(lockout, 3);
     await failBind(lockout, 4);
-    const entry3 = store.getSync(dnOf(3))!;
+    const entry3 = suite.store.getSync(dnOf(3))!;
     assert.equal(lockout.reserve(keyOf(3), { dn: dnOf(3), entry: entry3 }), true, 'user.3 is being verified');
     await fillWith(lockout, TRACKED - 1, 'd');
     assert.equal(lockout.evicted, 1);
@@ -471,7 +479,7 @@ describe('lockout: a full map stores failures in the entry, never forgets them (
     assert.equal((await stored(4, 'pwdFailureTime')).length, 1, 'user.4, the next least recent, was stored');
     lockout.release(keyOf(3));
 
-    const stale = store.getSync(dnOf(4))!;
+    const stale = suite.store.getSync(dnOf(4))!;
     lockout.succeeded(dnOf(4), keyOf(4), stale);
     assert.equal(lockout.reserve(keyOf(4), { dn: dnOf(4), entry: stale }), true, 'the entry read before the clear');
     await lockout.failed(dnOf(4), keyOf(4));
@@ -491,8 +499,8 @@ describe('lockout: a full map stores failures in the entry, never forgets them (
     now += 61_000;
     await failBind(lockout, 5);
     await failBind(lockout, 5);
-    assert.equal(lockout.isLocked(keyOf(5), store.getSync(dnOf(5))!), false, 'two failures since the lock expired');
+    assert.equal(lockout.isLocked(keyOf(5), suite.store.getSync(dnOf(5))!), false, 'two failures since the lock expired');
     await failBind(lockout, 5);
-    assert.equal(lockout.isLocked(keyOf(5), store.getSync(dnOf(5))!), true);
+    assert.equal(lockout.isLocked(keyOf(5), suite.store.getSync(dnOf(5))!), true);
   });
 });

@@ -127,7 +127,11 @@ describe('leveldap serve: a decoy that matches binds nobody (one account, PBKDF2
     for (let id = 4; id < 10; id++) assert.equal(await bind(id, `uid=nobody,${PEOPLE}`), 49);
     assert.equal(await bind(10, `uid=only,${PEOPLE}`), 0);
     connection.socket.destroy();
-    const hits = server.logs().filter((line) => line.includes('verified-bind cache hit'));
+    // The log is written asynchronously: wait for the two hits expected, then look at every one.
+    const cacheHits = () => server.logs().filter((line) => line.includes('verified-bind cache hit'));
+    for (const deadline = Date.now() + 5000; cacheHits().length < 2 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 50));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const hits = cacheHits();
     assert.equal(hits.length, 2, 'the second and last binds of uid=only only');
     assert.ok(hits.every((line) => line.includes('uid=only')), hits.join('\n'));
   });

@@ -6,6 +6,7 @@
 import type { Logger } from 'pino';
 import type { PasswordPolicy, SchemeRegistry } from '../password/index.js';
 import type { DirectoryStore } from '../store/index.js';
+import { BindDecoys } from './bind-decoys.js';
 import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
 import type { Counters } from './counters.js';
@@ -18,14 +19,18 @@ export interface ContextSeed {
   /** The policy, its default scheme resolved and checked. */
   readonly settings: PasswordPolicy;
   readonly admin: ServerContext['admin'];
+  /** A hash of a random password in the default scheme: the decoy while no account is sampled. */
   readonly dummyHash: string;
+  /** Accounts' userPassword values read at start: the first decoys (bind-decoys.ts). */
+  readonly decoys: readonly (readonly string[])[];
   readonly vendorVersion: string;
 }
 
 export function buildContext(seed: ContextSeed, store: DirectoryStore, registry: SchemeRegistry, log: Logger, counters: Counters): ServerContext {
   return {
     store, registry, log, counters, scheduler: new Scheduler(),
-    config: seed.config, vendorVersion: seed.vendorVersion, admin: seed.admin, dummyHash: seed.dummyHash,
+    config: seed.config, vendorVersion: seed.vendorVersion, admin: seed.admin,
+    decoys: new BindDecoys(seed.decoys, seed.dummyHash),
     defaultScheme: seed.settings.defaultScheme,
     policy: createPolicyRuntime(seed.settings, registry, store, log, counters),
   };

@@ -3,6 +3,7 @@ import type { Logger } from 'pino';
 import type { SchemeRegistry } from '../password/index.js';
 import type { DirectoryStore } from '../store/index.js';
 import type { ServerConfig } from './config.js';
+import type { BindDecoys } from './bind-decoys.js';
 import type { Counters } from './counters.js';
 import type { PolicyRuntime } from './password-policy.js';
 import type { Control, Result } from './protocol/types.js';
@@ -15,8 +16,8 @@ export interface ServerContext {
   readonly config: ServerConfig;
   /** The admin DN, normalized, and its password hash. */
   readonly admin: { readonly normalizedDn: string; readonly stored: string };
-  /** A hash of a random password in the default scheme: verified when a bind DN does not exist. */
-  readonly dummyHash: string;
+  /** Stored values verified when a bind DN does not exist or holds no password (bind-decoys.ts). */
+  readonly decoys: BindDecoys;
   /** The scheme written passwords are hashed with (--default-scheme). */
   readonly defaultScheme: string;
   /** The password policy (serve's flags and --config) and its state: lockout, bind cache, re-encoding. */

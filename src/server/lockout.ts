@@ -1,7 +1,15 @@
 /**
  * Lockout after failed binds (off unless --max-failures is set), with OpenLDAP ppolicy's
  * attribute names. Failures are counted in memory, per account, within --failure-window, in a
- * bounded map: a failed bind writes nothing to disk. The failure that reaches the limit writes
+ * bounded map (TRACKED_ACCOUNTS): a failed bind writes nothing to disk while the map has room.
+ * When it is full, accounts whose failures all left the window go first; then the account that
+ * failed least recently (and has no bind being verified) has its failures stored in its entry as
+ * pwdFailureTime, as ppolicy stores every failure, before it leaves the map; a bind of an entry
+ * counts the pwdFailureTime values it holds (inside the window, after its last lock) with those
+ * in memory. So no account inside its window is ever forgotten, however many others fail. That
+ * write is not synced: LevelDB hands it to the OS before it resolves (it survives kill -9, not an
+ * OS crash), which is more than the in-memory count it replaces ever had, and a failed bind
+ * never waits for an fsync. The failure that reaches the limit writes
  * the lock (pwdAccountLockedTime, with the failures counted as pwdFailureTime) in one synced
  * write under the entry's lock, before its bind answers; while that write runs, the account
  * already counts as locked. A locked account stays locked for --lockout-duration seconds (0:
@@ -22,7 +30,7 @@ import type { BackgroundTasks } from './background.js';
 
 const LOCKED = 'pwdAccountLockedTime';
 const FAILURES = 'pwdFailureTime';
-/** Accounts whose recent failures are kept at most; beyond, the one that failed least recently is forgotten. */
+/** Accounts whose recent failures are kept in memory at most; beyond, the one that failed least recently is stored in its entry. */
 export const TRACKED_ACCOUNTS = 100_000;
 
 const time = (millis: number): Buffer => Buffer.from(generalizedTime(new Date(millis), true));
@@ -45,9 +53,32 @@ function lockRecords(now: number, failures: readonly number[]): Modification[] {
   ];
 }
 
+/** An account's recent failure times (milliseconds, ascending, each distinct), and its DN for writing them. */
+interface Failures {
+  readonly dn: Dn;
+  readonly times: number[];
+}
+
+/** Failure times stored in an entry that still count: inside the window and after the entry's last lock. */
+function storedFailures(entry: Entry, windowStart: number): number[] {
+  const lockTimes = values(entry, LOCKED).map(lockedAt);
+  const after = Math.max(windowStart, ...lockTimes);
+  return values(entry, FAILURES).map(parseGeneralizedTime).filter((at): at is number => at !== undefined && at > after);
+}
+
+/** The two lists of times as one, ascending, each time once, at most `limit` (the latest). */
+function merged(a: readonly number[], b: readonly number[], limit: number): number[] {
+  return [...new Set([...a, ...b])].sort((x, y) => x - y).slice(-limit);
+}
+
 export class Lockout {
-  /** Recent failure times (milliseconds) per normalized DN, the least recently failing account first. */
-  private readonly failures = new Map<string, number[]>();
+  /** Recent failures per normalized DN, the least recently failing account first. */
+  private readonly failures = new Map<string, Failures>();
+  /** Failures being stored in their entry (evicted from `failures`): counted until the write ends. */
+  private readonly evicting = new Map<string, Failures>();
+  /** Accounts whose stored failures a success has voided, until they are removed from the entry. */
+  private readonly clearing = new Set<string>();
+  private evictions = 0;
   /** Accounts whose lock is being written: locked already. */
   private readonly locking = new Set<string>();
   /** Attempts being verified per account (never 0: an account leaves when its last attempt ends). */
@@ -62,15 +93,21 @@ export class Lockout {
     private readonly log: Logger,
     private readonly background: BackgroundTasks,
     private readonly now: () => number = Date.now,
+    private readonly trackedAccounts = TRACKED_ACCOUNTS,
   ) {}
 
   get enabled(): boolean {
     return this.policy.maxFailures > 0;
   }
 
-  /** Accounts with failures counted now (for tests). */
+  /** Accounts with failures counted in memory now (for tests). */
   get tracked(): number {
     return this.failures.size;
+  }
+
+  /** Accounts whose failures were stored in their entry to make room, since start. */
+  get evicted(): number {
+    return this.evictions;
   }
 
   /** Attempts being verified and binds waiting for one, over all accounts (for tests). */
@@ -99,10 +136,12 @@ export class Lockout {
    * May a bind of this account verify a password? true: an attempt is reserved (end it with
    * failed, succeeded or release). false: no (the lock is being written). A promise: every
    * attempt left is being verified; it resolves once this bind's turn comes, true with an
-   * attempt reserved, false when the account got locked meanwhile.
+   * attempt reserved, false when the account got locked meanwhile. Given the entry as the bind
+   * read it, its stored failures count too (they come back into memory).
    */
-  reserve(key: string): boolean | Promise<boolean> {
+  reserve(key: string, account?: { readonly dn: Dn; readonly entry: Entry }): boolean | Promise<boolean> {
     if (this.locking.has(key)) return false;
+    if (account) this.recall(key, account.dn, account.entry);
     const inFlight = this.inFlight.get(key) ?? 0;
     const queue = this.waiting.get(key);
     if (queue === undefined && inFlight + this.recentFailures(key, this.now()).length < this.policy.maxFailures) {
@@ -122,19 +161,26 @@ export class Lockout {
     this.endAttempt(key);
   }
 
-  /** A wrong password for an account (ends its attempt). The failure that reaches the limit writes the lock before it resolves. */
+  /**
+   * A wrong password for an account (ends its attempt). The failure that reaches the limit writes
+   * the lock before it resolves; one that needs room in the map stores another account's failures first.
+   */
   async failed(dn: Dn, key: string): Promise<void> {
     if (!this.enabled) return;
     const now = this.now();
     const recent = this.recentFailures(key, now);
-    recent.push(now);
-    this.track(key, recent);
+    recent.push(Math.max(now, (recent.at(-1) ?? 0) + 1)); // distinct times: each one stored is one failure
+    const evicted = this.track(key, dn, recent);
     const locks = recent.length >= this.policy.maxFailures && !this.locking.has(key);
     if (locks) this.locking.add(key);
     this.endAttempt(key);
-    if (!locks) return;
+    if (locks) await this.lock(dn, key, recent.at(-1)!, recent); // locked at its last failure: none of those counts again
+    await evicted;
+  }
+
+  private async lock(dn: Dn, key: string, at: number, recent: readonly number[]): Promise<void> {
     try {
-      if (await updateEntry(this.store, dn, () => lockRecords(now, recent))) {
+      if (await updateEntry(this.store, dn, () => lockRecords(at, recent))) {
         this.locks += 1;
         this.log.warn({ dn: key, failures: recent.length, lockouts: this.locks }, 'account locked after failed binds');
       }
@@ -146,13 +192,22 @@ export class Lockout {
     }
   }
 
-  /** A successful bind (ends its attempt): the failures are forgotten; stored failure records and an expired lock are removed, after the answer. */
+  /**
+   * A successful bind (ends its attempt): the failures are forgotten; stored failure records and
+   * an expired lock are removed, after the answer (and until then they no longer count).
+   */
   succeeded(dn: Dn, key: string, entry: Entry): void {
     this.failures.delete(key);
+    const wasEvicting = this.evicting.delete(key); // a write still to come skips itself
     this.endAttempt(key);
-    if (values(entry, FAILURES).length === 0 && values(entry, LOCKED).length === 0) return;
+    if (!wasEvicting && values(entry, FAILURES).length === 0 && values(entry, LOCKED).length === 0) return;
+    this.clearing.add(key);
     this.background.run('clearing lockout records', async () => {
-      await updateEntry(this.store, dn, (current) => (this.lockedByRecord(current) ? undefined : this.clearRecords(current)));
+      try {
+        await updateEntry(this.store, dn, (current) => (this.lockedByRecord(current) ? undefined : this.clearRecords(current)));
+      } finally {
+        this.clearing.delete(key);
+      }
     });
   }
 
@@ -202,15 +257,68 @@ export class Lockout {
     return present.length === 0 ? undefined : present.map((attribute) => ({ op: 'replace', attribute, values: [] }));
   }
 
-  /** The account's failures still inside the window, at most the limit's worth. */
+  /** The account's failures still inside the window (in memory, or being stored), at most the limit's worth. */
   private recentFailures(key: string, now: number): number[] {
     const windowStart = now - this.policy.failureWindow * 1000;
-    return (this.failures.get(key) ?? []).filter((at) => at > windowStart).slice(-this.policy.maxFailures);
+    const known = this.failures.get(key) ?? this.evicting.get(key);
+    return (known?.times ?? []).filter((at) => at > windowStart).slice(-this.policy.maxFailures);
   }
 
-  private track(key: string, recent: number[]): void {
+  /** The failures an entry holds (stored when its account made room) count again: back into memory. */
+  private recall(key: string, dn: Dn, entry: Entry): void {
+    if (this.clearing.has(key) || values(entry, FAILURES).length === 0) return;
+    const now = this.now();
+    const known = this.recentFailures(key, now);
+    const all = merged(known, storedFailures(entry, now - this.policy.failureWindow * 1000), this.policy.maxFailures);
+    if (all.length === known.length) return;
+    const evicted = this.track(key, dn, all);
+    if (evicted) this.background.run('storing failed binds', () => evicted);
+  }
+
+  /** Records the account's failures as its latest; makes room first when the map is full. */
+  private track(key: string, dn: Dn, recent: number[]): Promise<void> | undefined {
     this.failures.delete(key);
-    if (this.failures.size >= TRACKED_ACCOUNTS) this.failures.delete(this.failures.keys().next().value!);
-    this.failures.set(key, recent);
+    const evicted = this.failures.size >= this.trackedAccounts ? this.makeRoom() : undefined;
+    this.failures.set(key, { dn, times: recent });
+    return evicted;
+  }
+
+  /**
+   * One account fewer in the map: those whose failures all left the window go (nothing to keep);
+   * if none did, the least recently failing one with no bind being verified or waiting has its
+   * failures stored in its entry (the write this returns).
+   */
+  private makeRoom(): Promise<void> | undefined {
+    const windowStart = this.now() - this.policy.failureWindow * 1000;
+    for (const [key, record] of this.failures) {
+      if (record.times.at(-1)! > windowStart) break;
+      this.failures.delete(key);
+    }
+    if (this.failures.size < this.trackedAccounts) return undefined;
+    for (const [key, record] of this.failures) {
+      if (this.inFlight.has(key) || this.waiting.has(key) || this.locking.has(key)) continue;
+      this.failures.delete(key);
+      return this.storeFailures(key, record, windowStart);
+    }
+    return undefined; // every account is being verified: the map holds one more for now
+  }
+
+  /** Stores evicted failures as pwdFailureTime (with those already stored that still count), not synced. */
+  private async storeFailures(key: string, record: Failures, windowStart: number): Promise<void> {
+    this.evicting.set(key, record);
+    this.evictions += 1;
+    try {
+      await updateEntry(this.store, record.dn, (entry) => {
+        if (this.evicting.get(key) !== record || this.lockedByRecord(entry)) return undefined; // a success or a lock came first
+        const times = merged(record.times.filter((at) => at > windowStart), storedFailures(entry, windowStart), this.policy.maxFailures);
+        return [{ op: 'replace', attribute: FAILURES, values: times.map(time) }];
+      }, { sync: false });
+    } catch (error) {
+      // Never forget them: they stay counted in memory (the map holds one more).
+      this.log.error({ err: error, dn: key }, 'could not store failed binds; they stay in memory');
+      if (this.evicting.get(key) === record && !this.failures.has(key)) this.failures.set(key, record);
+    } finally {
+      if (this.evicting.get(key) === record) this.evicting.delete(key);
+    }
   }
 }

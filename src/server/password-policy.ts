@@ -11,7 +11,7 @@ import type { SchemeParams } from '../../schemes/scheme.js';
 import type { DirectoryStore } from '../store/index.js';
 import { BackgroundTasks } from './background.js';
 import type { Counters } from './counters.js';
-import { Lockout } from './lockout.js';
+import { Lockout, TRACKED_ACCOUNTS } from './lockout.js';
 import { PasswordUpgrades } from './password-upgrade.js';
 
 export interface PolicyRuntime {
@@ -25,6 +25,15 @@ export interface PolicyRuntime {
   readonly background: BackgroundTasks;
 }
 
+/**
+ * Accounts lockout keeps in memory: TRACKED_ACCOUNTS, or (for tests that fill the map without
+ * 100,000 accounts) LEVELDAP_LOCKOUT_TRACKED_ACCOUNTS, a positive integer; not a setting.
+ */
+function trackedAccounts(): number {
+  const asked = Number(process.env.LEVELDAP_LOCKOUT_TRACKED_ACCOUNTS);
+  return Number.isSafeInteger(asked) && asked > 0 ? asked : TRACKED_ACCOUNTS;
+}
+
 /** The runtime of a policy whose default scheme is resolved (its first name) and checked (checkPolicy). */
 export function createPolicyRuntime(settings: PasswordPolicy, registry: SchemeRegistry, store: DirectoryStore, log: Logger, counters: Counters): PolicyRuntime {
   const background = new BackgroundTasks(log);
@@ -33,7 +42,7 @@ export function createPolicyRuntime(settings: PasswordPolicy, registry: SchemeRe
     settings,
     defaultParams,
     background,
-    lockout: new Lockout(settings, store, log, background),
+    lockout: new Lockout(settings, store, log, background, Date.now, trackedAccounts()),
     bindCache: new VerifiedBindCache(settings.bindCacheTtl, settings.bindCacheSize),
     upgrades: new PasswordUpgrades({
       registry, store, log, background, counters, rule: rehashRule(registry, settings), scheme: settings.defaultScheme, params: defaultParams,

@@ -6,10 +6,11 @@
  * {SCHEME} is kept, from the admin only (anyone else: constraintViolation, so that nobody but the
  * admin can plant a weak or copied hash), and skips the quality rules (a hash cannot be
  * inspected); an unknown {SCHEME}, an empty value or a hash this server could not verify (e.g.
- * above --max-iterations) is refused. A non-admin sets one value per operation, so one request
- * cannot queue thousands of costly hashes.
+ * above --max-iterations) is refused. A non-admin sets one value in a whole operation (however
+ * many changes carry them), so one request cannot queue thousands of costly hashes, and its
+ * entry holds one value at most, so a bind never has many of its values to verify.
  */
-import { DirectoryError, typeKey, values, type Entry } from '../store/index.js';
+import { DirectoryError, typeKey, values, type Entry, type Modification } from '../store/index.js';
 import type { ServerContext } from './context.js';
 import type { Identity } from './access.js';
 
@@ -50,9 +51,22 @@ export function plainPasswords(written: readonly Buffer[], server: ServerContext
   return written.filter((value) => value.byteLength > 0 && server.registry.classify(value.toString('utf8')).kind === 'plain');
 }
 
-/** Does the password match one of the entry's userPassword values? */
+/**
+ * A bind verifies at most this many of an entry's userPassword values, the first ones as stored
+ * (so a wrong password costs a bounded number of verifications whatever the admin stored; users
+ * hold one value). The old-password check and the "not the current password" rule use the same
+ * values: those that can bind.
+ */
+export const MAX_VERIFIED_VALUES = 4;
+
+/** The stored values a password is verified against. */
+export function verifiedValues<T>(stored: readonly T[]): T[] {
+  return stored.slice(0, MAX_VERIFIED_VALUES);
+}
+
+/** Does the password match one of the entry's userPassword values (those a bind verifies)? */
 export async function matchesCurrent(entry: Entry, password: Buffer, server: ServerContext): Promise<boolean> {
-  for (const stored of values(entry, 'userPassword')) {
+  for (const stored of verifiedValues(values(entry, 'userPassword'))) {
     if ((await server.registry.verify(password, stored.toString('utf8'))).status === 'match') return true;
   }
   return false;
@@ -65,9 +79,26 @@ export async function refuseCurrentPassword(entry: Entry, plain: readonly Buffer
   }
 }
 
+const ONE_AT_A_TIME = 'only one password value may be set at a time';
+
+/** A non-admin's write: at most one userPassword value over all the changes (before anything is hashed). */
+export function refuseManyPasswords(changes: readonly Modification[], writer: Identity): void {
+  if (writer.isAdmin) return;
+  let count = 0;
+  for (const change of changes) {
+    if ((change.op === 'add' || change.op === 'replace') && typeKey(change.attribute) === 'userpassword') count += change.values.length;
+  }
+  if (count > 1) throw refuse(ONE_AT_A_TIME);
+}
+
+/** A non-admin's entry after a write that set a password: one userPassword value at most (OpenLDAP ppolicy's words). */
+export function refuseSecondPassword(after: Entry, writer: Identity): void {
+  if (!writer.isAdmin && values(after, 'userPassword').length > 1) throw refuse('password policy only allows one password value');
+}
+
 /** The values to store for userPassword values a client writes (in the same order). */
 export async function passwordsToStore(values: readonly Buffer[], writer: Identity, server: ServerContext): Promise<Buffer[]> {
-  if (!writer.isAdmin && values.length > 1) throw refuse('only one password value may be set at a time');
+  if (!writer.isAdmin && values.length > 1) throw refuse(ONE_AT_A_TIME);
   return Promise.all(values.map((value) => storedForm(value, writer, server)));
 }
 

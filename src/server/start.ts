@@ -9,6 +9,7 @@ import {
 } from '../password/index.js';
 import { nettleLoadError, pbkdf2Backends } from '../../schemes/kdf.js';
 import { loadAdminPassword } from './admin.js';
+import { readDecoys } from './bind-decoys.js';
 import { buildContext, type ContextSeed } from './build-context.js';
 import type { ServerConfig } from './config.js';
 import { AddressCounts } from './address-counts.js';
@@ -78,13 +79,14 @@ function policySettings(options: StartOptions): PasswordPolicy {
   return settings;
 }
 
-async function contextSeed(options: StartOptions, settings: PasswordPolicy, stored: string): Promise<ContextSeed> {
+async function contextSeed(options: StartOptions, settings: PasswordPolicy, stored: string, store: DirectoryStore): Promise<ContextSeed> {
   const { registry, config } = options;
   const scheme = settings.defaultScheme;
   return {
     config, settings, vendorVersion: packageVersion(),
     admin: { normalizedDn: normalizeDn(config.adminDn), stored },
     dummyHash: await registry.encode(scheme, randomBytes(16), policyParams(registry, scheme, settings)),
+    decoys: await readDecoys(store),
   };
 }
 
@@ -151,7 +153,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
   const store = await DirectoryStore.open(options.dataDir, { cacheMb: options.cacheMb, ...(threads > 1 && { threads: { sharedLocks, owner: mainOwner(threads) } }) });
   try {
     const admin = await loadAdminPassword(store, options.registry, settings.defaultScheme, options.adminPassword);
-    const seed = await contextSeed(options, settings, admin.stored);
+    const seed = await contextSeed(options, settings, admin.stored, store);
     log.info({ policy: settings }, 'password policy');
     log.info({ pbkdf2: pbkdf2Backends(), ...(nettleLoadError !== undefined && { nettleAddon: nettleLoadError }) }, 'PBKDF2 backends');
     const plan: ThreadPlan = {

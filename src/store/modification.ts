@@ -9,6 +9,7 @@ import { DirectoryError } from './errors.js';
 import { normalizeValue } from './matching.js';
 import { attributeType } from './schema.js';
 import { checkValues, hasRdnValue, isInteger } from './validate.js';
+import { WorkingEntry } from './working-entry.js';
 
 export interface Modification {
   readonly op: 'add' | 'delete' | 'replace' | 'increment';
@@ -17,12 +18,18 @@ export interface Modification {
   readonly values: readonly Buffer[];
 }
 
-/** Applies the modifications in order; all of them or none (the caller writes only the result). */
+/**
+ * Applies the modifications in order; all of them or none (the caller writes only the result).
+ * One working copy of the entry goes through every change (working-entry.ts): linear in the
+ * changes and values, so 10,000 one-value changes cost no more than one change of 10,000 values.
+ */
 export function applyModifications(entry: Entry, modifications: readonly Modification[]): Entry {
-  return modifications.reduce(applyOne, entry);
+  const working = WorkingEntry.of(entry);
+  for (const modification of modifications) applyOne(working, modification);
+  return working.toEntry();
 }
 
-function applyOne(entry: Entry, modification: Modification): Entry {
+function applyOne(entry: WorkingEntry, modification: Modification): void {
   switch (modification.op) {
     case 'add': return addValues(entry, modification);
     case 'delete': return deleteValues(entry, modification);
@@ -36,65 +43,63 @@ const normalizer = (name: string) => {
   return (value: Buffer) => normalizeValue(type, value);
 };
 
-function addValues(entry: Entry, { attribute: name, values }: Modification): Entry {
+function addValues(entry: WorkingEntry, { attribute: name, values }: Modification): void {
   if (values.length === 0) throw new DirectoryError('protocolError', `modify/add: ${name}: no values given`);
   checkValues(name, values);
-  const existing = findAttribute(entry, name)?.values ?? [];
+  const attribute = entry.find(name);
+  if (!attribute) return entry.replace(name, values);
   const normalize = normalizer(name);
-  const present = new Set(existing.map(normalize));
-  const index = values.findIndex((value) => present.has(normalize(value)));
+  const positions = WorkingEntry.positionsOf(attribute, normalize);
+  const keys = values.map(normalize);
+  const index = keys.findIndex((key) => (positions.get(key)?.length ?? 0) > 0);
   if (index !== -1) throw new DirectoryError('attributeOrValueExists', `modify/add: ${name}: value #${index} already exists`);
-  return withAttribute(entry, name, [...existing, ...values]);
-}
-
-/** Positions of the stored values by normalized value: deleting n of m values costs O(n + m), not O(n m). */
-function positionsByValue(stored: readonly Buffer[], normalize: (value: Buffer) => string): Map<string, number[]> {
-  const positions = new Map<string, number[]>();
-  stored.forEach((value, i) => {
-    const key = normalize(value);
+  keys.forEach((key, i) => {
+    const position = attribute.values.push(values[i]!) - 1;
     const list = positions.get(key);
-    if (list) list.push(i);
-    else positions.set(key, [i]);
+    if (list) list.push(position);
+    else positions.set(key, [position]);
   });
-  return positions;
+  attribute.live += values.length;
+  entry.touched(name, attribute);
 }
 
-function deleteValues(entry: Entry, { attribute: name, values }: Modification): Entry {
-  const attribute = findAttribute(entry, name);
+/** Deleting n of m values costs O(n) once the positions by value are known (O(m), once per modify). */
+function deleteValues(entry: WorkingEntry, { attribute: name, values }: Modification): void {
+  const attribute = entry.find(name);
   if (!attribute) throw new DirectoryError('noSuchAttribute', `modify/delete: ${name}: no such attribute`);
-  if (values.length === 0) return withAttribute(entry, name, []);
+  if (values.length === 0) return entry.replace(name, []);
   const normalize = normalizer(name);
-  const positions = positionsByValue(attribute.values, normalize);
-  const removed = new Set<number>();
+  const positions = WorkingEntry.positionsOf(attribute, normalize);
   for (const value of values) {
     const index = positions.get(normalize(value))?.pop();
     if (index === undefined) throw new DirectoryError('noSuchAttribute', `modify/delete: ${name}: no such value`);
-    removed.add(index);
+    attribute.values[index] = undefined;
+    attribute.live -= 1;
   }
-  return withAttribute(entry, name, attribute.values.filter((_value, i) => !removed.has(i)));
+  entry.touched(name, attribute);
 }
 
-function replaceValues(entry: Entry, { attribute: name, values }: Modification): Entry {
+function replaceValues(entry: WorkingEntry, { attribute: name, values }: Modification): void {
   checkValues(name, values);
-  return withAttribute(entry, name, values);
+  entry.replace(name, values);
 }
 
 /** RFC 4525: one INTEGER attribute, one integer to add to each of its values. */
-function increment(entry: Entry, { attribute: name, values }: Modification): Entry {
+function increment(entry: WorkingEntry, { attribute: name, values }: Modification): void {
   if (values.length !== 1) throw new DirectoryError('protocolError', 'modify/increment operation requires single value');
   if (attributeType(name).equality !== 'integer') {
     throw new DirectoryError('constraintViolation', `${name}: attribute syntax inappropriate for increment`);
   }
   const delta = values[0]!.toString('utf8');
   if (!isInteger(delta)) throw new DirectoryError('invalidAttributeSyntax', `${name}: value #0 invalid per syntax`);
-  const attribute = findAttribute(entry, name);
+  const attribute = entry.find(name);
   if (!attribute) throw new DirectoryError('noSuchAttribute', `modify/increment: ${name}: no such attribute`);
-  const sums = attribute.values.map((value) => {
+  const sums = WorkingEntry.valuesOf(attribute).map((value) => {
     const text = value.toString('utf8');
     if (!isInteger(text)) throw new DirectoryError('constraintViolation', `modify/increment: ${name}: a stored value is not an integer`);
     return Buffer.from((BigInt(text) + BigInt(delta)).toString());
   });
-  return withAttribute(entry, name, sums);
+  entry.replace(name, sums);
 }
 
 /** The entry with the values its RDN names (RFC 4511 4.7: the RDN's values are part of the entry). */

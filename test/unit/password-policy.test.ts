@@ -3,8 +3,9 @@
  * (src/cli/policy-options.ts), the re-encoding rule, the verified-bind cache, lockout against a
  * real store (one lock write under concurrent failures, expiry, the admin's permanent lock,
  * attempts reserved before verifying: never more than the limit at once, waiting binds served
- * in order or refused once locked, nothing left behind), and re-encoding that never overwrites a
- * password changed meanwhile.
+ * in order or refused once locked, nothing left behind; with the map of accounts full, failures
+ * stored in the entry and counted again, never forgotten), and re-encoding that never overwrites
+ * a password changed meanwhile.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -162,6 +163,22 @@ async function storeWithUsers(prefix: string): Promise<{ dir: { path: string; re
   for (const entry of [BASE, PEOPLE]) await store.add(entry, { allowNewSuffix: true });
   for (let n = 1; n <= 6; n++) await addEntry(store, person(n, { userPassword: `{SSHA}old-${n}` }), { actor: 'cn=admin' });
   return { dir, store };
+}
+
+/** A store with users for one describe block: opened before its tests, removed after them. */
+function storeForSuite(prefix: string): { readonly store: DirectoryStore } {
+  let opened: Awaited<ReturnType<typeof storeWithUsers>> | undefined;
+  before(async () => { opened = await storeWithUsers(prefix); });
+  after(async () => {
+    await opened?.store.close();
+    await opened?.dir.remove();
+  });
+  return {
+    get store() {
+      if (!opened) throw new Error('the store opens before the tests');
+      return opened.store;
+    },
+  };
 }
 
 const dnOf = (n: number) => parseDn(`uid=user.${n},ou=People,dc=example,dc=com`);
@@ -392,5 +409,98 @@ describe('lockout: attempts reserved before a password is verified', () => {
     }
     assert.deepEqual(lockout.pending, { accounts: 0, inFlight: 0, waiting: 0 });
     assert.equal(lockout.tracked, 5_000, 'the failures are kept, within TRACKED_ACCOUNTS');
+  });
+});
+
+describe('lockout: a full map stores failures in the entry, never forgets them (trackedAccounts 50)', () => {
+  const suite = storeForSuite('leveldap-eviction-');
+  const TRACKED = 50;
+  const lockoutOf = (settings: Partial<PasswordPolicy>, now?: () => number) => {
+    const { log, lines } = recordingLogger();
+    const background = new BackgroundTasks(log);
+    return { lockout: new Lockout(policy({ maxFailures: 3, failureWindow: 300, ...settings }), suite.store, log, background, now, TRACKED), lines, background };
+  };
+  /** What a wrong-password bind of an entry does: read it, reserve an attempt (its stored failures count), fail. */
+  async function failBind(lockout: Lockout, n: number): Promise<void> {
+    const entry = suite.store.getSync(dnOf(n));
+    assert.ok(entry, `user.${n} exists`);
+    if (lockout.isLocked(keyOf(n), entry)) return;
+    assert.equal(lockout.reserve(keyOf(n), { dn: dnOf(n), entry }), true);
+    await lockout.failed(dnOf(n), keyOf(n));
+  }
+  /** One failure each for `count` accounts that are not entries (they fill the map; storing theirs writes nothing). */
+  async function fillWith(lockout: Lockout, count: number, tag: string): Promise<void> {
+    for (let i = 0; i < count; i++) {
+      const key = `uid=${tag}.${i},ou=people,dc=example,dc=com`;
+      assert.equal(lockout.reserve(key), true);
+      await lockout.failed(parseDn(key), key);
+    }
+  }
+  const stored = async (n: number, name: string) => text(await suite.store.get(dnOf(n)), name);
+
+  test('2 failures, then 50 other accounts fail: the 2 are stored as pwdFailureTime, and 1 more failure locks (limit 3)', async () => {
+    const { lockout, lines } = lockoutOf({ lockoutDuration: 0 });
+    await failBind(lockout, 1);
+    await failBind(lockout, 1);
+    await fillWith(lockout, TRACKED, 'a');
+    assert.equal(lockout.tracked, TRACKED, 'the map stays bounded');
+    assert.equal(lockout.evicted, 1);
+    const failures = await stored(1, 'pwdFailureTime');
+    assert.equal(failures.length, 2, String(failures));
+    assert.ok(failures.every((value) => /^\d{14}\.\d{3}Z$/.test(value)));
+    assert.deepEqual(await stored(1, 'modifiersName'), ['cn=admin'], 'not a client\'s modification');
+    await failBind(lockout, 1);
+    assert.equal((await stored(1, 'pwdAccountLockedTime')).length, 1, 'the third failure locks');
+    assert.equal((await stored(1, 'pwdFailureTime')).length, 3);
+    assert.equal(lines.filter((line) => line.msg === 'account locked after failed binds').length, 1);
+  });
+
+  test('accounts whose failures left the window go first: nothing is written for them', async () => {
+    let now = Date.parse('2031-01-01T00:00:00Z');
+    const { lockout } = lockoutOf({ failureWindow: 10 }, () => now);
+    await failBind(lockout, 2);
+    await fillWith(lockout, TRACKED - 1, 'b');
+    now += 10_001;
+    await fillWith(lockout, 5, 'c');
+    assert.equal(lockout.evicted, 0, 'room made by dropping expired accounts');
+    assert.deepEqual(await stored(2, 'pwdFailureTime'), []);
+    assert.equal(lockout.tracked, 5);
+  });
+
+  test('an account with a bind being verified is not the one stored; a success voids stored failures at once', async () => {
+    const { lockout, background } = lockoutOf({ lockoutDuration: 0 });
+    await failBind(lockout, 3);
+    await failBind(lockout, 4);
+    const entry3 = suite.store.getSync(dnOf(3))!;
+    assert.equal(lockout.reserve(keyOf(3), { dn: dnOf(3), entry: entry3 }), true, 'user.3 is being verified');
+    await fillWith(lockout, TRACKED - 1, 'd');
+    assert.equal(lockout.evicted, 1);
+    assert.deepEqual(await stored(3, 'pwdFailureTime'), [], 'user.3 stays in memory');
+    assert.equal((await stored(4, 'pwdFailureTime')).length, 1, 'user.4, the next least recent, was stored');
+    lockout.release(keyOf(3));
+
+    const stale = suite.store.getSync(dnOf(4))!;
+    lockout.succeeded(dnOf(4), keyOf(4), stale);
+    assert.equal(lockout.reserve(keyOf(4), { dn: dnOf(4), entry: stale }), true, 'the entry read before the clear');
+    await lockout.failed(dnOf(4), keyOf(4));
+    await background.drain();
+    assert.deepEqual(await stored(4, 'pwdFailureTime'), [], 'the success removed the stored failure');
+    await failBind(lockout, 4);
+    assert.deepEqual(await stored(4, 'pwdAccountLockedTime'), [], 'two failures since the success: not locked');
+    await failBind(lockout, 4);
+    assert.equal((await stored(4, 'pwdAccountLockedTime')).length, 1);
+  });
+
+  test('the failures a lock recorded do not count again once it expired', async () => {
+    let now = Date.parse('2032-01-01T00:00:00Z');
+    const { lockout } = lockoutOf({ lockoutDuration: 60 }, () => now);
+    for (let i = 0; i < 3; i++) await failBind(lockout, 5);
+    assert.equal((await stored(5, 'pwdAccountLockedTime')).length, 1);
+    now += 61_000;
+    await failBind(lockout, 5);
+    await failBind(lockout, 5);
+    assert.equal(lockout.isLocked(keyOf(5), suite.store.getSync(dnOf(5))!), false, 'two failures since the lock expired');
+    await failBind(lockout, 5);
+    assert.equal(lockout.isLocked(keyOf(5), suite.store.getSync(dnOf(5))!), true);
   });
 });

@@ -1,9 +1,10 @@
 /**
  * Simple bind (RFC 4513): anonymous, the admin, or an entry's userPassword through the scheme
  * registry, under the password policy (../password-policy.ts). An unknown DN, a wrong password
- * and a locked account all answer invalidCredentials, after a dummy verification for an unknown
- * DN and no sooner than the slowest recent verification, so neither the answer nor its timing
- * tells which. With lockout on, a bind of an entry reserves an attempt before verifying (waiting
+ * and a locked account all answer invalidCredentials, after a decoy verification for an unknown
+ * DN (a real account's stored values, ../bind-decoys.ts) and no sooner than the slowest recent
+ * verification, so neither the answer nor its timing tells which. At most MAX_VERIFIED_VALUES
+ * stored values are verified (the first ones). With lockout on, a bind of an entry reserves an attempt before verifying (waiting
  * in line while every attempt left is being verified, see ../lockout.ts), a wrong password counts
  * toward lockout, and a match answers success only if the account is not locked at that moment.
  * The verified-bind cache may answer a repeat bind of a costly scheme; after a success, a stored
@@ -12,6 +13,7 @@
 import { formatDn, normalizeDn, parseDn, values, ResultCode, type Dn, type Entry } from '../../store/index.js';
 import type { OperationContext, Reply } from '../context.js';
 import type { Request } from '../protocol/types.js';
+import { verifiedValues } from '../password-values.js';
 
 type BindRequest = Extract<Request, { kind: 'bind' }>;
 
@@ -64,13 +66,27 @@ async function verifyOne(context: OperationContext, key: string, password: Buffe
   return match;
 }
 
-/** The stored value the password matches, or undefined (after a dummy verification when there is none). */
+/**
+ * A bind of a DN that does not exist (or holds no password): the password is verified against a
+ * real account's values (../bind-decoys.ts), so that it costs what a wrong password costs; never
+ * through the verified-bind cache, and whatever it finds, nobody is bound.
+ */
+async function verifyDecoy(context: OperationContext, password: Buffer): Promise<void> {
+  const { registry, decoys } = context.server;
+  for (const stored of decoys.pick()) {
+    const started = performance.now();
+    await registry.verify(password, stored);
+    failureFloor.observe(performance.now() - started);
+  }
+}
+
+/** The stored value the password matches (among the first MAX_VERIFIED_VALUES), or undefined (after a decoy verification when there is none). */
 async function matchingValue(context: OperationContext, key: string, password: Buffer, stored: readonly string[]): Promise<string | undefined> {
   if (stored.length === 0) {
-    await verifyOne(context, key, password, context.server.dummyHash);
+    await verifyDecoy(context, password);
     return undefined;
   }
-  for (const value of stored) {
+  for (const value of verifiedValues(stored)) {
     if (await verifyOne(context, key, password, value)) return value;
   }
   return undefined;
@@ -129,11 +145,18 @@ const hasEntry = (account: Account): account is EntryAccount => account.entry !=
 const texts = (stored: readonly Buffer[]): string[] => stored.map((value) => value.toString('utf8'));
 
 function lookupAccount(context: OperationContext, dn: Dn, normalized: string): Account {
-  const { admin, store, policy } = context.server;
+  const { admin, store, policy, decoys } = context.server;
   if (normalized === admin.normalizedDn) return { isAdmin: true, stored: [admin.stored] };
-  if (!policy.lockout.enabled) return { isAdmin: false, stored: texts(store.valuesSync(dn, 'userPassword') ?? []) };
+  if (!policy.lockout.enabled) {
+    const stored = texts(store.valuesSync(dn, 'userPassword') ?? []);
+    decoys.offer(stored);
+    return { isAdmin: false, stored };
+  }
   const entry = store.getSync(dn);
-  return entry ? { isAdmin: false, stored: texts(values(entry, 'userPassword')), entry } : { isAdmin: false, stored: [] };
+  if (!entry) return { isAdmin: false, stored: [] };
+  const stored = texts(values(entry, 'userPassword'));
+  decoys.offer(stored);
+  return { isAdmin: false, stored, entry };
 }
 
 /**
@@ -143,7 +166,7 @@ function lookupAccount(context: OperationContext, dn: Dn, normalized: string): A
 async function reserveAttempt(context: OperationContext, parsed: BindDn, account: EntryAccount): Promise<EntryAccount | undefined> {
   const { policy: { lockout }, log } = context.server;
   if (lockout.isLocked(parsed.normalized, account.entry)) return undefined;
-  const reserved = lockout.reserve(parsed.normalized);
+  const reserved = lockout.reserve(parsed.normalized, { dn: parsed.dn, entry: account.entry });
   if (reserved === true) return account;
   if (reserved === false) return undefined;
   log.debug({ dn: parsed.normalized }, 'bind waits: every attempt left is being verified');

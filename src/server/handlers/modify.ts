@@ -2,13 +2,17 @@
  * Modify (RFC 4511 4.6; increment, RFC 4525): add, delete, replace and increment, all or none.
  * The admin may change anything; a user only its own userPassword (access.ts). userPassword
  * values added or replaced are hashed on the way in, and new plain-text ones must meet the
- * password policy's quality rules (password-values.ts).
+ * password policy's quality rules (password-values.ts). A user sets one userPassword value in
+ * the whole operation, checked before anything is hashed, and its entry ends with one at most.
+ * The admin's unlock (deleting pwdAccountLockedTime) removes pwdFailureTime with it, so that the
+ * failures that caused the lock do not count again (lockout.ts counts stored failures).
  */
-import { modifyEntry, normalizeDn, parseDn, typeKey, DirectoryError, ResultCode, type Modification } from '../../store/index.js';
+import { modifyEntry, normalizeDn, parseDn, typeKey, DirectoryError, ResultCode, type Entry, type Modification } from '../../store/index.js';
+import { applyModifications } from '../../store/modification.js';
 import type { Change, Request } from '../protocol/types.js';
 import { requireAccess, writeRightFor } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
-import { plainPasswords, refuseCurrentPassword, valuesToStore } from '../password-values.js';
+import { plainPasswords, refuseCurrentPassword, refuseManyPasswords, refuseSecondPassword, valuesToStore } from '../password-values.js';
 
 type ModifyRequest = Extract<Request, { kind: 'modify' }>;
 
@@ -17,10 +21,32 @@ async function toStore(change: Change, context: OperationContext): Promise<Modif
   return { ...change, values: await valuesToStore(change.attribute, change.values, context.session, context.server) };
 }
 
-/** The new plain-text passwords the changes add or replace. */
-function newPasswords(changes: readonly Change[], context: OperationContext): Buffer[] {
-  const written = changes.filter((change) => (change.op === 'add' || change.op === 'replace') && typeKey(change.attribute) === 'userpassword');
-  return written.flatMap((change) => plainPasswords(change.values, context.server));
+const touches = (change: Change, type: string) => typeKey(change.attribute) === type;
+
+/** The changes, and with an unlock (pwdAccountLockedTime deleted) that leaves pwdFailureTime alone, its removal. */
+function withUnlock(changes: readonly Change[]): readonly Change[] {
+  const unlocks = changes.some((change) => touches(change, 'pwdaccountlockedtime') && (change.op === 'delete' || (change.op === 'replace' && change.values.length === 0)));
+  if (!unlocks || changes.some((change) => touches(change, 'pwdfailuretime'))) return changes;
+  return [...changes, { op: 'replace', attribute: 'pwdFailureTime', values: [] }];
+}
+
+/** The changes that add or replace userPassword values. */
+const passwordWrites = (changes: readonly Change[]): Change[] =>
+  changes.filter((change) => (change.op === 'add' || change.op === 'replace') && change.values.length > 0 && touches(change, 'userpassword'));
+
+/**
+ * What runs on the stored entry under its lock before the write: a new plain-text password must
+ * not be the current one; a user's entry must not end with a second password (the changes are
+ * applied to see it; an error they raise is the one the write itself would raise next).
+ */
+function checkFor(modifications: readonly Modification[], written: readonly Change[], context: OperationContext): ((entry: Entry) => Promise<void>) | undefined {
+  const { server, session } = context;
+  if (written.length === 0) return undefined;
+  const passwords = written.flatMap((change) => plainPasswords(change.values, server));
+  return async (entry) => {
+    if (passwords.length > 0) await refuseCurrentPassword(entry, passwords, server);
+    if (!session.isAdmin) refuseSecondPassword(applyModifications(entry, modifications), session);
+  };
 }
 
 export async function modify(request: ModifyRequest, context: OperationContext): Promise<Reply> {
@@ -29,11 +55,8 @@ export async function modify(request: ModifyRequest, context: OperationContext):
   const normalized = normalizeDn(dn);
   if (request.changes.length === 0) throw new DirectoryError('protocolError', 'no modifications specified');
   for (const change of request.changes) requireAccess(session, server.config, normalized, writeRightFor(change.attribute));
-  const modifications = await Promise.all(request.changes.map((change) => toStore(change, context)));
-  const passwords = newPasswords(request.changes, context);
-  await modifyEntry(server.store, dn, modifications, {
-    actor: session.dn,
-    check: passwords.length === 0 ? undefined : (entry) => refuseCurrentPassword(entry, passwords, server),
-  });
+  refuseManyPasswords(request.changes, session);
+  const modifications = await Promise.all(withUnlock(request.changes).map((change) => toStore(change, context)));
+  await modifyEntry(server.store, dn, modifications, { actor: session.dn, check: checkFor(modifications, passwordWrites(request.changes), context) });
   return { code: ResultCode.success };
 }

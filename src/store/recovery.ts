@@ -36,7 +36,7 @@ export interface RecoveryDb {
 export const RETRY_MS = 1000;
 /** Free space wanted besides twice LevelDB's memory before the memtable is written. */
 export const ROOM_MARGIN = 4 << 20;
-/** How often a waiting recovery repeats its warning. */
+/** How often a waiting recovery repeats its warning (a new reason to wait is told at once). */
 const WARN_EVERY_MS = 60_000;
 const PROBE_KEY = metaKey('durability-probe');
 const MIB = 1 << 20;
@@ -48,6 +48,12 @@ async function logNumbers(dir: string): Promise<number[]> {
   return (await readdir(dir)).filter((name) => /^\d+\.log$/.test(name)).map((name) => Number.parseInt(name, 10));
 }
 
+/** Why writes still wait; `forRoom` when it is free space. */
+interface Waiting {
+  readonly reason: string;
+  readonly forRoom: boolean;
+}
+
 const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export class WriteRecovery {
@@ -56,6 +62,8 @@ export class WriteRecovery {
   private stopped = false;
   private suspendedAt = 0;
   private warnedAt = 0;
+  /** The last reason to wait, numbers left out: a new one is told at once. */
+  private waitingKind = '';
   private attempts = 0;
 
   constructor(private readonly db: RecoveryDb, private readonly dir: string, private readonly gate: WriteGate, private readonly log?: StoreLog) {}
@@ -64,6 +72,7 @@ export class WriteRecovery {
   start(cause: unknown): void {
     this.suspendedAt = Date.now();
     this.warnedAt = this.suspendedAt;
+    this.waitingKind = '';
     this.attempts = 0;
     this.log?.error({ err: cause, data: this.dir },
       'a database write failed: writes are refused (52, unavailable) until the database is durable again, which is retried '
@@ -86,36 +95,43 @@ export class WriteRecovery {
 
   private async attempt(): Promise<void> {
     this.attempts += 1;
-    const waiting = await this.tryOnce().catch((error: unknown) => `the attempt failed: ${reason(error)}`);
+    const waiting = await this.tryOnce().catch((error: unknown): Waiting => ({ reason: `the attempt failed: ${reason(error)}`, forRoom: false }));
     if (waiting === undefined) {
       this.gate.reopen();
       this.log?.info({ data: this.dir, suspendedMs: Date.now() - this.suspendedAt, attempts: this.attempts, refusedWrites: this.gate.refused },
         'writes resumed: LevelDB wrote its memtable to a table file and started a new log');
       return;
     }
-    if (Date.now() - this.warnedAt >= WARN_EVERY_MS) {
-      this.warnedAt = Date.now();
-      this.log?.warn({ data: this.dir, waiting, suspendedMs: this.warnedAt - this.suspendedAt, attempts: this.attempts },
-        'writes are still refused after a database write error (if there is room and this goes on, restart the server)');
-    }
+    this.warn(waiting);
     this.schedule(RETRY_MS);
   }
 
+  /** Says why writes still wait: at once for a new reason, else every WARN_EVERY_MS. */
+  private warn({ reason: waiting, forRoom }: Waiting): void {
+    const kind = waiting.replace(/[\d.]+/g, 'N');
+    if (kind === this.waitingKind && Date.now() - this.warnedAt < WARN_EVERY_MS) return;
+    this.waitingKind = kind;
+    this.warnedAt = Date.now();
+    this.log?.warn({ data: this.dir, waiting, suspendedMs: this.warnedAt - this.suspendedAt, attempts: this.attempts }, forRoom
+      ? 'writes are still refused: waiting for free space where the database is'
+      : 'writes are still refused: the database could not be proven durable yet (if this goes on, restart the server; acknowledged writes are kept)');
+  }
+
   /** One attempt; undefined when the database is durable again, else why not yet. */
-  private async tryOnce(): Promise<string | undefined> {
+  private async tryOnce(): Promise<Waiting | undefined> {
     const room = await this.room();
-    if (room !== undefined) return room;
+    if (room !== undefined) return { reason: room, forRoom: true };
     const before = await logNumbers(this.dir);
-    if (before.length === 0) return `no LevelDB log in ${this.dir}`;
+    if (before.length === 0) return { reason: `no LevelDB log in ${this.dir}`, forRoom: false };
     const newest = Math.max(...before);
     await this.db.compactRange('\x00', '\x00');
     if ((await logNumbers(this.dir)).includes(newest)) {
-      return `LevelDB kept its log ${newest}: its memtable was not written to a table (a restart reopens the database)`;
+      return { reason: `LevelDB kept its log ${newest}: its memtable was not written to a table (a restart reopens the database)`, forRoom: false };
     }
     try {
       await this.db.put(PROBE_KEY, Buffer.from(new Date().toISOString()), { sync: true });
     } catch (error) {
-      return `a probe write failed: ${reason(error)}`;
+      return { reason: `a probe write failed: ${reason(error)}`, forRoom: false };
     }
     return undefined;
   }

@@ -20,7 +20,7 @@ import { withCreationAttributes } from './operational.js';
 import { WriteRecovery, type RecoveryDb, type StoreLog } from './recovery.js';
 import { typeKey } from './schema.js';
 import { checkEntry } from './validate.js';
-import { WriteGate, type Pass } from './write-gate.js';
+import { FULL, WriteGate, type Pass } from './write-gate.js';
 
 /** The on-disk layout this code reads and writes. */
 export const STORE_FORMAT = '1';
@@ -299,18 +299,22 @@ export class DirectoryStore {
       if (op.type === 'put') batch.put(op.key, op.value);
       else batch.del(op.key);
     }
-    const pass = await this.gate.admit();
+    let pass = this.gate.admit();
+    while (pass === FULL) {
+      await this.gate.room();
+      pass = this.gate.admit();
+    }
     if (!pass) {
       await batch.close();
       throw new DirectoryError('unavailable', SUSPENDED);
     }
     try {
-      await batch.write({ sync });
+      await batch.write({ sync }); // handed to LevelDB before the first await, as admit() wants
     } catch (error) {
       throw this.failed(pass, error);
     }
     if (!(await this.gate.succeeded(pass))) {
-      throw new DirectoryError('other', 'another database write failed while this one was made: it may or may not be stored (see the server log)');
+      throw new DirectoryError('other', 'entry update failed: another database write failed meanwhile, so this one may or may not be stored (see the server log)');
     }
   }
 
@@ -321,7 +325,7 @@ export class DirectoryStore {
       return error as Error;
     }
     if (this.gate.failed(pass)) this.recovery.start(error);
-    return new DirectoryError('other', `the database could not be written (${(error as Error).message.replace(/^.*: /, '')}); writes are suspended`);
+    return new DirectoryError('other', `entry update failed: the database could not be written (${(error as Error).message.replace(/^.*: /, '')}); writes are suspended`);
   }
 
   /** The closest existing ancestor of `dn` (for a result's matchedDN), or undefined. */

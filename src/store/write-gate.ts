@@ -5,11 +5,14 @@
  * so every write after it is lost (docs/durability.md). So after a failed write the gate closes:
  * no write is admitted until the database has been proven durable again (recovery.ts).
  *
- * A write that succeeded is acknowledged only once the outcome of every write that could precede
- * it in LevelDB's log is known: each admitted write takes a ticket; a success waits until every
- * ticket taken before it finished (a write that LevelDB ordered before it was submitted, so holds
- * an earlier ticket) and is durable only if no write failed since it was admitted. Writes that
- * were in flight when another failed are reported as of unknown outcome, never acknowledged.
+ * Writes admitted before the failure may still be in LevelDB, behind the broken record. Each
+ * admitted write takes a ticket, in the same synchronous run as it is handed to LevelDB, so
+ * tickets follow the order in which writes reach LevelDB's queue; a write that succeeded is
+ * acknowledged once every write with an earlier ticket has finished (their outcome is then known,
+ * whichever thread made them) and only if no write failed since it was admitted. A write admitted
+ * later than it but queued in LevelDB before it is not waited for: that takes a thread being
+ * preempted between its ticket and LevelDB's queue (microseconds); docs/durability.md says what
+ * is left open then, and why waiting for every write in flight was not chosen (measured).
  *
  * The state is in shared memory, so with `serve --threads` every thread sees one gate: a write
  * failing in one thread closes it for all of them.
@@ -35,6 +38,9 @@ const RING = MAX_IN_FLIGHT;
 const MASK = RING - 1;
 const OPEN = 0;
 const SUSPENDED = 1;
+/** admit(): every ring slot holds a write in flight. */
+export const FULL = 'full';
+const KEEP_ALIVE_MS = 50;
 
 /** Whether ticket a comes at or after ticket b (tickets wrap around at 2^32). */
 const atOrAfter = (a: number, b: number): boolean => ((a - b) | 0) >= 0;
@@ -52,6 +58,7 @@ export class WriteGate {
   private readonly ring: Int32Array;
   /** This holder's writes waiting for `low` to move. */
   private readonly waiting = new Set<() => void>();
+  private keepAlive: NodeJS.Timeout | undefined;
 
   /** `owner` numbers this thread from 1 (as SharedSlots does), so a dead thread's writes can be abandoned. */
   constructor(readonly buffer: SharedArrayBuffer = WriteGate.allocate(), private readonly owner = 1) {
@@ -78,20 +85,29 @@ export class WriteGate {
   }
 
   /**
-   * A pass for a write about to be submitted, or undefined (counted as refused) while the gate
-   * is closed. The failure count is read before the state, and a failure closes the gate before
-   * it counts, so a write admitted after a failure always sees one of them.
+   * A pass for a write to hand to LevelDB at once (in the same synchronous run, so the tickets
+   * keep LevelDB's order), undefined (counted as refused) while the gate is closed, or FULL when
+   * MAX_IN_FLIGHT writes are in flight (await room() and ask again). The failure count is read
+   * before the state, and a failure closes the gate before it counts, so a write admitted after
+   * a failure always sees one of them.
    */
-  async admit(): Promise<Pass | undefined> {
+  admit(): Pass | undefined | typeof FULL {
     const failures = Atomics.load(this.cells, CELL.failures);
     if (!this.open) {
       Atomics.add(this.cells, CELL.refused, 1);
       return undefined;
     }
-    const ticket = Atomics.add(this.cells, CELL.next, 1);
-    for (let low = this.low; !atOrAfter(low + RING, ticket + 1); low = this.low) await this.lowChange(low);
+    const ticket = Atomics.load(this.cells, CELL.next);
+    if (!atOrAfter(this.low + RING, ticket + 1)) return FULL;
+    if (Atomics.compareExchange(this.cells, CELL.next, ticket, (ticket + 1) | 0) !== ticket) return this.admit();
     Atomics.store(this.owners, ticket & MASK, this.owner);
     return { ticket, failures };
+  }
+
+  /** Resolves once the oldest write in flight has finished (after admit() said FULL). */
+  async room(): Promise<void> {
+    const seen = this.low;
+    while (this.low === seen) await this.lowChange(seen);
   }
 
   /** The write failed: closes the gate (true if this call closed it) and finishes the ticket. */
@@ -103,13 +119,13 @@ export class WriteGate {
   }
 
   /**
-   * The write succeeded: resolves, once every write admitted before this moment has finished,
-   * whether it is durable (no write failed since it was admitted).
+   * The write succeeded: resolves, once every write admitted before it has finished, whether it
+   * is durable (no write failed since it was admitted).
    */
   async succeeded(pass: Pass): Promise<boolean> {
     this.finish(pass.ticket);
-    const taken = Atomics.load(this.cells, CELL.next);
-    for (let low = this.low; !atOrAfter(low, taken); low = this.low) await this.lowChange(low);
+    const after = (pass.ticket + 1) | 0;
+    for (let low = this.low; !atOrAfter(low, after); low = this.low) await this.lowChange(low);
     return Atomics.load(this.cells, CELL.failures) === pass.failures;
   }
 
@@ -148,7 +164,7 @@ export class WriteGate {
       low = seen === low ? (low + 1) | 0 : seen;
     }
     Atomics.notify(this.cells, CELL.low);
-    if (this.waiting.size > 0) for (const wake of [...this.waiting]) wake();
+    if (this.waiting.size > 0) this.wakeAll();
   }
 
   private get low(): number {
@@ -157,19 +173,31 @@ export class WriteGate {
 
   /**
    * Resolves once `low` may have moved from `seen`: woken by this holder's own finish directly,
-   * by another thread's through Atomics (a pending waitAsync does not keep an event loop alive,
-   * so it is not relied on within a thread).
+   * by another thread's through Atomics. A pending waitAsync does not keep an event loop alive,
+   * so while writes wait a timer does (and wakes them every KEEP_ALIVE_MS to look again): a
+   * thread whose writes all wait for another thread's must not end.
    */
   private lowChange(seen: number): Promise<void> {
     return new Promise((resolve) => {
       const wake = () => {
         this.waiting.delete(wake);
+        if (this.waiting.size === 0) this.stopKeepingAlive();
         resolve();
       };
       this.waiting.add(wake);
+      this.keepAlive ??= setInterval(() => this.wakeAll(), KEEP_ALIVE_MS);
       const wait = Atomics.waitAsync(this.cells, CELL.low, seen);
       if (wait.async) void wait.value.then(wake);
       else wake();
     });
+  }
+
+  private wakeAll(): void {
+    for (const wake of [...this.waiting]) wake();
+  }
+
+  private stopKeepingAlive(): void {
+    clearInterval(this.keepAlive);
+    this.keepAlive = undefined;
   }
 }

@@ -8,7 +8,13 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 import { WriteGate } from '../../src/store/index.js';
-import { MAX_IN_FLIGHT } from '../../src/store/write-gate.js';
+import { FULL, MAX_IN_FLIGHT, type Pass } from '../../src/store/write-gate.js';
+
+function admitted(gate: WriteGate): Pass {
+  const pass = gate.admit();
+  assert.ok(pass && pass !== FULL, 'admitted');
+  return pass;
+}
 
 /** Whether the promise has settled after the pending callbacks ran. */
 async function settled(promise: Promise<unknown>): Promise<boolean> {
@@ -21,23 +27,23 @@ async function settled(promise: Promise<unknown>): Promise<boolean> {
 describe('WriteGate', () => {
   test('a write alone is durable at once; a failure closes the gate until reopen, refusals are counted', async () => {
     const gate = new WriteGate();
-    const first = (await gate.admit())!;
+    const first = admitted(gate);
     assert.equal(await gate.succeeded(first), true);
-    const failing = (await gate.admit())!;
+    const failing = admitted(gate);
     assert.equal(gate.failed(failing), true, 'the first failure closes the gate');
     assert.equal(gate.open, false);
-    assert.equal(await gate.admit(), undefined);
-    assert.equal(await gate.admit(), undefined);
+    assert.equal(gate.admit(), undefined);
+    assert.equal(gate.admit(), undefined);
     assert.equal(gate.refused, 2);
     gate.reopen();
-    const after = (await gate.admit())!;
+    const after = admitted(gate);
     assert.equal(await gate.succeeded(after), true, 'a write admitted after the reopen is durable');
   });
 
   test('a success waits for the writes admitted before it finished, and is not durable when one of them failed', async () => {
     const gate = new WriteGate();
-    const earlier = (await gate.admit())!;
-    const later = (await gate.admit())!;
+    const earlier = admitted(gate);
+    const later = admitted(gate);
     const verdict = gate.succeeded(later);
     assert.equal(await settled(verdict), false, 'the later write waits for the earlier one');
     gate.failed(earlier);
@@ -46,8 +52,8 @@ describe('WriteGate', () => {
 
   test('a success waits for writes admitted before it, and is durable when they succeed', async () => {
     const gate = new WriteGate();
-    const earlier = (await gate.admit())!;
-    const later = (await gate.admit())!;
+    const earlier = admitted(gate);
+    const later = admitted(gate);
     const verdict = gate.succeeded(later);
     assert.equal(await settled(verdict), false);
     assert.equal(await gate.succeeded(earlier), true);
@@ -56,8 +62,8 @@ describe('WriteGate', () => {
 
   test('a write admitted before a failure and finishing after it is not durable, even after a reopen', async () => {
     const gate = new WriteGate();
-    const inFlight = (await gate.admit())!;
-    gate.failed((await gate.admit())!);
+    const inFlight = admitted(gate);
+    gate.failed(admitted(gate));
     gate.reopen();
     assert.equal(await gate.succeeded(inFlight), false);
   });
@@ -66,35 +72,44 @@ describe('WriteGate', () => {
     const buffer = WriteGate.allocate();
     const one = new WriteGate(buffer, 1);
     const two = new WriteGate(buffer, 2);
-    assert.ok(await two.admit(), 'owner 2 admits a write, then dies with it in flight');
-    const mine = (await one.admit())!;
+    assert.ok(two.admit(), 'owner 2 admits a write, then dies with it in flight');
+    const mine = admitted(one);
     const verdict = one.succeeded(mine);
     assert.equal(await settled(verdict), false, 'waits for the other holder\'s write');
     assert.equal(one.abandon(2), 1, 'owner 2 had one write in flight');
     assert.equal(await verdict, false, 'an abandoned write counts as failed');
     assert.equal(two.open, false, 'closed for every holder');
-    assert.equal(await two.admit(), undefined);
+    assert.equal(two.admit(), undefined);
     assert.equal(one.refused, 1);
+  });
+
+  test('a success does not wait for writes admitted after it', async () => {
+    const gate = new WriteGate();
+    const first = admitted(gate);
+    admitted(gate); // still in flight
+    assert.equal(await gate.succeeded(first), true);
   });
 
   test('tickets wrap around the ring: thousands of writes, some concurrent, all finish', async () => {
     const gate = new WriteGate();
     for (let round = 0; round < 300; round += 1) {
-      const passes = await Promise.all(Array.from({ length: 20 }, () => gate.admit()));
-      const verdicts = await Promise.all(passes.reverse().map((pass) => gate.succeeded(pass!)));
+      const passes = Array.from({ length: 20 }, () => admitted(gate));
+      const verdicts = await Promise.all(passes.reverse().map((pass) => gate.succeeded(pass)));
       assert.ok(verdicts.every(Boolean));
     }
   });
 
-  test(`a write beyond ${MAX_IN_FLIGHT} in flight waits to be admitted until the oldest finishes`, async () => {
+  test(`with ${MAX_IN_FLIGHT} writes in flight the next is told to wait, and is admitted once the oldest finished`, async () => {
     const gate = new WriteGate();
-    const passes = await Promise.all(Array.from({ length: MAX_IN_FLIGHT }, () => gate.admit()));
-    const extra = gate.admit();
-    assert.equal(await settled(extra), false);
-    const verdicts = passes.map((pass) => gate.succeeded(pass!));
-    const last = await extra;
-    assert.ok(last, 'admitted once the oldest finished');
-    verdicts.push(gate.succeeded(last));
+    const passes = Array.from({ length: MAX_IN_FLIGHT }, () => admitted(gate));
+    assert.equal(gate.admit(), FULL);
+    const room = gate.room();
+    const verdicts = passes.slice(1).map((pass) => gate.succeeded(pass));
+    assert.equal(await settled(room), false, 'the oldest is still in flight');
+    assert.equal(gate.admit(), FULL);
+    verdicts.push(gate.succeeded(passes[0]!));
+    await room;
+    verdicts.push(gate.succeeded(admitted(gate)));
     assert.ok((await Promise.all(verdicts)).every(Boolean));
   });
 
@@ -105,7 +120,7 @@ describe('WriteGate', () => {
       const { workerData, parentPort } = require('node:worker_threads');
       import(${JSON.stringify(module)}).then(async ({ WriteGate }) => {
         const gate = new WriteGate(workerData, 2);
-        const pass = await gate.admit();
+        const pass = gate.admit();
         parentPort.postMessage('admitted');
         parentPort.once('message', () => parentPort.postMessage(gate.failed(pass)));
       });`;
@@ -113,7 +128,7 @@ describe('WriteGate', () => {
     const next = () => new Promise((resolve) => worker.once('message', resolve));
     try {
       assert.equal(await next(), 'admitted');
-      const mine = (await gate.admit())!;
+      const mine = admitted(gate);
       const verdict = gate.succeeded(mine);
       assert.equal(await settled(verdict), false, 'waits for the worker\'s write, admitted first');
       worker.postMessage('fail');

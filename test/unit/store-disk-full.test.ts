@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { DirectoryError, DirectoryStore, type StoreLog } from '../../src/store/index.js';
 import { BASE, PEOPLE, person } from '../helpers/store.js';
-import { mountTmpfs, tmpfsUnavailable } from '../helpers/tmpfs.js';
+import { mountTmpfs, tmpfsUnavailable, type Tmpfs } from '../helpers/tmpfs.js';
 
 const skip = tmpfsUnavailable();
 if (skip) console.log(`# store-disk-full skipped: ${skip}`);
@@ -40,6 +40,24 @@ async function codeOf(write: Promise<unknown>): Promise<number> {
 }
 
 const IN_FLIGHT = 16;
+
+/** Runs `body` on a fresh 20 MB tmpfs, with the path of a database in it; unmounts after. */
+async function onTmpfs(body: (disk: Tmpfs, dir: string) => Promise<void>): Promise<void> {
+  const disk = await mountTmpfs(20);
+  try {
+    await body(disk, join(disk.path, 'db'));
+  } finally {
+    await disk.unmount();
+  }
+}
+
+/** A new database with the base and People entries. */
+async function openTree(dir: string, log: StoreLog): Promise<DirectoryStore> {
+  const store = await DirectoryStore.open(dir, { log });
+  await store.add(BASE, { allowNewSuffix: true });
+  await store.add(PEOPLE);
+  return store;
+}
 
 /**
  * Runs test/helpers/disk-full-writer.js on `dir` with one pool thread: `fill` fills the disk once
@@ -85,13 +103,9 @@ async function runWriter(dir: string, fill: () => void, headroom: string): Promi
 
 describe('DirectoryStore on a full disk', { skip }, () => {
   test('a failed write answers 80, later ones 52 while reads go on; with room again writes resume and survive a reopen', async () => {
-    const disk = await mountTmpfs(20);
-    try {
-      const dir = join(disk.path, 'db');
+    await onTmpfs(async (disk, dir) => {
       const log = memoryLog();
-      let store = await DirectoryStore.open(dir, { log });
-      await store.add(BASE, { allowNewSuffix: true });
-      await store.add(PEOPLE);
+      let store = await openTree(dir, log);
       const acked: number[] = [];
       disk.fill();
       let n = 0;
@@ -126,19 +140,13 @@ describe('DirectoryStore on a full disk', { skip }, () => {
       store = await DirectoryStore.open(dir);
       for (const k of acked) assert.ok(await store.get(dnOf(k)), `user.${k} was acknowledged`);
       await store.close();
-    } finally {
-      await disk.unmount();
-    }
+    });
   });
 
   test('a memtable that could not be written stops LevelDB for good: writes stay refused, and a reopen keeps every acknowledged write', async () => {
-    const disk = await mountTmpfs(20);
-    try {
-      const dir = join(disk.path, 'db');
+    await onTmpfs(async (disk, dir) => {
       const log = memoryLog();
-      let store = await DirectoryStore.open(dir, { log });
-      await store.add(BASE, { allowNewSuffix: true });
-      await store.add(PEOPLE);
+      let store = await openTree(dir, log);
       for (let n = 0; n < 20; n += 1) await store.add(big(n));
       disk.fill();
       await store.compact(); // LevelDB writes its memtable to a table, which fails: a background error it keeps
@@ -157,15 +165,11 @@ describe('DirectoryStore on a full disk', { skip }, () => {
       for (let n = 0; n < 20; n += 1) assert.ok(await store.get(dnOf(n)), `user.${n} was acknowledged`);
       assert.equal(await codeOf(store.add(big(103))), 0, 'after the reopen writes are taken');
       await store.close();
-    } finally {
-      await disk.unmount();
-    }
+    });
   });
 
   test('writes in flight when one fails are not acknowledged, and would have been lost', async () => {
-    const disk = await mountTmpfs(20);
-    try {
-      const dir = join(disk.path, 'db');
+    await onTmpfs(async (disk, dir) => {
       const headroom = join(disk.path, 'headroom');
       const lines = await runWriter(dir, () => {
         writeFileSync(headroom, Buffer.alloc(256 << 10));
@@ -191,8 +195,6 @@ describe('DirectoryStore on a full disk', { skip }, () => {
       } finally {
         await store.close();
       }
-    } finally {
-      await disk.unmount();
-    }
+    });
   });
 });

@@ -4,7 +4,7 @@
  * should it die first, when the test process exits.
  */
 import { spawnSync } from 'node:child_process';
-import { closeSync, openSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,11 +21,14 @@ export interface Tmpfs {
   unmount(): Promise<void>;
 }
 
-/** Why tmpfs tests cannot run here, or false when they can. */
+/** Why tmpfs tests cannot run here (not root, no mount, mounting refused), or false when they can. */
 export function tmpfsUnavailable(): string | false {
   if (process.getuid?.() !== 0) return 'mounting a tmpfs needs root: run the tests as root to check the disk-full behaviour';
   if (findProgram('mount') === undefined || findProgram('umount') === undefined) return 'mount/umount not found';
-  return false;
+  const probe = mkdtempSync(join(tmpdir(), 'leveldap-tmpfs-probe-'));
+  const mounted = spawnSync('mount', ['-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { encoding: 'utf8' });
+  unmountNow(probe);
+  return mounted.status === 0 ? false : `mount -t tmpfs is refused here: ${mounted.stderr.trim()}`;
 }
 
 function unmountNow(path: string): void {

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import { normalizeDn, DirectoryStore, SharedSlots } from '../store/index.js';
+import { normalizeDn, DirectoryStore, SharedSlots, WriteGate } from '../store/index.js';
 import {
   checkPolicy, policyParams, registryRecipe, resolveDefaultScheme, DEFAULT_POLICY, type PasswordPolicy, type SchemeRegistry,
 } from '../password/index.js';
@@ -149,8 +149,11 @@ export async function startServer(options: StartOptions): Promise<Started> {
   const stream = logStream(options.logDestination);
   const log = pino({ ...LOG_OPTIONS, level: options.logLevel }, stream);
   const sharedLocks = SharedSlots.allocate();
+  const writeGate = WriteGate.allocate();
   const threads = threadCount(options.threads, settings, log);
-  const store = await DirectoryStore.open(options.dataDir, { cacheMb: options.cacheMb, ...(threads > 1 && { threads: { sharedLocks, owner: mainOwner(threads) } }) });
+  const store = await DirectoryStore.open(options.dataDir, {
+    cacheMb: options.cacheMb, log, ...(threads > 1 && { threads: { sharedLocks, writeGate, owner: mainOwner(threads) } }),
+  });
   try {
     const admin = await loadAdminPassword(store, options.registry, settings.defaultScheme, options.adminPassword);
     const seed = await contextSeed(options, settings, admin.stored, store);
@@ -158,7 +161,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
     log.info({ pbkdf2: pbkdf2Backends(), ...(nettleLoadError !== undefined && { nettleAddon: nettleLoadError }) }, 'PBKDF2 backends');
     const plan: ThreadPlan = {
       seed, recipe: registryRecipe(options.registry), dataDir: options.dataDir, cacheMb: options.cacheMb, logLevel: options.logLevel,
-      sharedLocks, counters: newCounters(), addressCounts: AddressCounts.allocate(options.config.limits.maxConnections),
+      sharedLocks, writeGate, counters: newCounters(), addressCounts: AddressCounts.allocate(options.config.limits.maxConnections),
     };
     const serving = threads > 1 ? await serveOnThreads(plan, threads, log, stream) : await serveHere(plan, store, options.registry, log);
     const { server } = serving;

@@ -13,6 +13,8 @@ export interface ThreadPlan {
   readonly logLevel: string;
   /** SharedSlots' buffer: entry locks over all threads. */
   readonly sharedLocks: SharedArrayBuffer;
+  /** WriteGate's buffer: a failed write suspends the writes of every thread. */
+  readonly writeGate: SharedArrayBuffer;
   /** Counts shared by every thread (counters.ts). */
   readonly counters: Counters;
   /** Connections per client address over every thread (AddressCounts' table). */

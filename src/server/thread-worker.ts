@@ -41,7 +41,8 @@ function reviveSeed(seed: ContextSeed): ContextSeed {
 
 async function serve(setup: ThreadSetup, relay: LogRelay, log: Logger): Promise<void> {
   const store = await DirectoryStore.open(setup.dataDir, {
-    createIfMissing: false, cacheMb: setup.cacheMb, threads: { sharedLocks: setup.sharedLocks, owner: slotOwner(setup.thread) },
+    createIfMissing: false, cacheMb: setup.cacheMb, log,
+    threads: { sharedLocks: setup.sharedLocks, writeGate: setup.writeGate, owner: slotOwner(setup.thread) },
   });
   const registry = await registryFromRecipe(setup.recipe, log);
   const context = buildContext(reviveSeed(setup.seed), store, registry, log, setup.counters);

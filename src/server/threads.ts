@@ -11,7 +11,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { SharedSlots } from '../store/index.js';
+import { SharedSlots, WriteGate } from '../store/index.js';
 import type { ServerConfig } from './config.js';
 import { duplicateFd, releaseSocket, reserveSocket, sharingUnavailable } from './listen-socket.js';
 import type { ListeningSockets } from './server.js';
@@ -104,6 +104,7 @@ async function stopThread(worker: Worker, graceMillis: number): Promise<void> {
 function watch(workers: readonly Worker[], plan: ThreadPlan, log: Logger): { alive: Set<Worker>; failure: Promise<Error>; stopping(): void } {
   const alive = new Set(workers);
   const slots = new SharedSlots(plan.sharedLocks, mainOwner(workers.length));
+  const gate = new WriteGate(plan.writeGate, mainOwner(workers.length));
   let stopping = false;
   const failure = new Promise<Error>((resolve) => {
     workers.forEach((worker, thread) => {
@@ -113,8 +114,9 @@ function watch(workers: readonly Worker[], plan: ThreadPlan, log: Logger): { ali
         alive.delete(worker);
         if (stopping && error === undefined) return;
         const freed = slots.freeOwnedBy(slotOwner(thread));
+        const abandonedWrites = gate.abandon(slotOwner(thread));
         const failed = error ?? new Error(`serving thread ${thread} exited (${code})`);
-        log.fatal({ err: failed, thread, freedLocks: freed }, 'a serving thread failed');
+        log.fatal({ err: failed, thread, freedLocks: freed, abandonedWrites }, 'a serving thread failed');
         resolve(failed);
       });
     });

@@ -9,6 +9,8 @@ export { normalizeValue } from './matching.js';
 export { attributeType, attributeKey, typeKey, type AttributeType } from './schema.js';
 export { DEFAULT_INDEXES } from './indexes.js';
 export { SharedSlots } from './mutex.js';
+export { WriteGate } from './write-gate.js';
+export type { StoreLog } from './recovery.js';
 export { generalizedTime, parseGeneralizedTime, isGeneralizedTime } from './time.js';
 export { addEntry, modifyEntry, updateEntry, deleteEntry, renameEntry, type WriteOptions, type AddEntryOptions, type ModifyOptions, type Rename } from './writes.js';
 export type { Modification } from './modification.js';

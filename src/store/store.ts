@@ -17,8 +17,10 @@ import {
 import { normalizeValue } from './matching.js';
 import { KeyedMutex, SharedSlots } from './mutex.js';
 import { withCreationAttributes } from './operational.js';
+import { WriteRecovery, type RecoveryDb, type StoreLog } from './recovery.js';
 import { typeKey } from './schema.js';
 import { checkEntry } from './validate.js';
+import { FULL, WriteGate, type Pass } from './write-gate.js';
 
 /** The on-disk layout this code reads and writes. */
 export const STORE_FORMAT = '1';
@@ -40,9 +42,12 @@ export interface OpenOptions {
    * Several threads of this process serve the database (`serve --threads`): each opens it with
    * this set (classic-level shares one LevelDB between them) and the same `sharedLocks`
    * (SharedSlots' buffer, `owner` numbering the thread from 1), so writes to an entry take turns
-   * across threads too.
+   * across threads too, and the same `writeGate` (WriteGate's buffer), so a failed write stops
+   * the writes of every thread.
    */
-  readonly threads?: { readonly sharedLocks: SharedArrayBuffer; readonly owner: number };
+  readonly threads?: { readonly sharedLocks: SharedArrayBuffer; readonly writeGate: SharedArrayBuffer; readonly owner: number };
+  /** Where a failed write, and writes resuming, are told (docs/durability.md). */
+  readonly log?: StoreLog;
 }
 
 export const DEFAULT_CACHE_MB = 8;
@@ -113,13 +118,24 @@ function isFirstValue(entry: Entry, attribute: string, current: string): boolean
   return first.toString() === current;
 }
 
+/** Errors of a write that never reached LevelDB. */
+const NOT_WRITTEN = new Set(['LEVEL_DATABASE_NOT_OPEN', 'LEVEL_BATCH_NOT_OPEN']);
+
+const SUSPENDED = 'writes are suspended after a database write error (see the server log); reads go on';
+
 export class DirectoryStore {
   readonly stats: StoreStats = { entriesRead: 0, indexKeysRead: 0 };
   /** Per-entry write locks (by dnKey), shared by every write (writes.ts). */
   readonly locks: KeyedMutex;
+  /** Which writes may be acknowledged (shared by every thread of the process). */
+  readonly gate: WriteGate;
+  private readonly recovery: WriteRecovery;
 
-  private constructor(private readonly db: Db, readonly indexed: ReadonlySet<string>, shared?: SharedSlots) {
-    this.locks = new KeyedMutex(shared);
+  private constructor(private readonly db: Db, dir: string, readonly indexed: ReadonlySet<string>, options: OpenOptions) {
+    const { threads } = options;
+    this.locks = new KeyedMutex(threads && new SharedSlots(threads.sharedLocks, threads.owner));
+    this.gate = threads ? new WriteGate(threads.writeGate, threads.owner) : new WriteGate();
+    this.recovery = new WriteRecovery(db as unknown as RecoveryDb, dir, this.gate, options.log);
   }
 
   /** Opens (or creates) the database in `dir`; refuses unknown formats and databases in use. */
@@ -127,8 +143,7 @@ export class DirectoryStore {
     const db = await openLevel(dir, options.createIfMissing ?? true, options.cacheMb ?? DEFAULT_CACHE_MB, options.threads !== undefined);
     try {
       const indexes = await DirectoryStore.checkFormat(db, dir, options.indexes ?? DEFAULT_INDEXES);
-      const shared = options.threads && new SharedSlots(options.threads.sharedLocks, options.threads.owner);
-      return new DirectoryStore(db, new Set(indexes), shared);
+      return new DirectoryStore(db, dir, new Set(indexes), options);
     } catch (error) {
       await db.close();
       throw error;
@@ -153,6 +168,7 @@ export class DirectoryStore {
   }
 
   async close(): Promise<void> {
+    await this.recovery.stop();
     await this.db.close();
   }
 
@@ -172,7 +188,7 @@ export class DirectoryStore {
   }
 
   async putSetting(name: string, value: string): Promise<void> {
-    await this.db.put(metaKey(`setting:${name}`), Buffer.from(value, 'utf8'), { sync: true });
+    await this.write([put(metaKey(`setting:${name}`), Buffer.from(value, 'utf8'))], true);
   }
 
   /** The entry at this DN (any case, any spacing), or undefined. */
@@ -272,14 +288,44 @@ export class DirectoryStore {
     });
   }
 
-  /** Writes the operations atomically. A chained batch: 7x faster than an array batch here. */
+  /**
+   * Writes the operations atomically. A chained batch: 7x faster than an array batch here.
+   * Resolves once the write is acknowledged (write-gate.ts); refused with unavailable while
+   * writes are suspended, and with `other` when LevelDB failed or the outcome is unknown.
+   */
   async write(ops: readonly BatchOp[], sync: boolean): Promise<void> {
     const batch = this.db.batch();
     for (const op of ops) {
       if (op.type === 'put') batch.put(op.key, op.value);
       else batch.del(op.key);
     }
-    await batch.write({ sync });
+    let pass = this.gate.admit();
+    while (pass === FULL) {
+      await this.gate.room();
+      pass = this.gate.admit();
+    }
+    if (!pass) {
+      await batch.close();
+      throw new DirectoryError('unavailable', SUSPENDED);
+    }
+    try {
+      await batch.write({ sync }); // handed to LevelDB before the first await, as admit() wants
+    } catch (error) {
+      throw this.failed(pass, error);
+    }
+    if (!(await this.gate.succeeded(pass))) {
+      throw new DirectoryError('other', 'entry update failed: another database write failed meanwhile, so this one may or may not be stored (see the server log)');
+    }
+  }
+
+  /** The error a failed write answers with; the write that closes the gate starts the recovery. */
+  private failed(pass: Pass, error: unknown): Error {
+    if (NOT_WRITTEN.has((error as { code?: string }).code ?? '')) {
+      this.gate.withdrawn(pass);
+      return error as Error;
+    }
+    if (this.gate.failed(pass)) this.recovery.start(error);
+    return new DirectoryError('other', `entry update failed: the database could not be written (${(error as Error).message.replace(/^.*: /, '')}); writes are suspended`);
   }
 
   /** The closest existing ancestor of `dn` (for a result's matchedDN), or undefined. */

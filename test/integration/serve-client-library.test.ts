@@ -37,7 +37,8 @@ describe('leveldap serve with an LDAP client library (ldapjs client)', () => {
   let client: any;
 
   before(async () => {
-    server = await startLeveldap({ users: 1000 });
+    // Paged searches of users stop at --size-limit over all pages unless this is lifted.
+    server = await startLeveldap({ users: 1000, args: ['--paged-size-limit', '0'] });
     client = ldap.createClient({ url: server.url });
     client.on('error', () => {});
   });

@@ -6,24 +6,14 @@
  * that one. Without the addon built, threads are not available and serve runs one.
  */
 import { closeSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import net from 'node:net';
-
-const ADDON = '../../../native/fd-dup/build/Release/fd_dup.node';
+import { loadAddon } from './native-addon.js';
 
 interface FdDup {
   dup(fd: number): number;
 }
 
-function loadAddon(): FdDup | undefined {
-  try {
-    return createRequire(import.meta.url)(ADDON) as FdDup;
-  } catch {
-    return undefined;
-  }
-}
-
-const addon = loadAddon();
+const addon = loadAddon<FdDup>('fd-dup', 'fd_dup');
 
 /** Why threads cannot share a listener here, or undefined when they can. */
 export function sharingUnavailable(): string | undefined {

@@ -4,25 +4,15 @@
  * reading is paused sees its client leave only once its queue drains) and trimMemory does
  * nothing (freed memory stays in the resident set until malloc reuses it).
  */
-import { createRequire } from 'node:module';
 import type { Socket } from 'node:net';
-
-const ADDON = '../../../native/sys/build/Release/sys.node';
+import { loadAddon } from './native-addon.js';
 
 interface Sys {
   tcpState(fd: number): number;
   mallocTrim(): boolean;
 }
 
-function loadAddon(): Sys | undefined {
-  try {
-    return createRequire(import.meta.url)(ADDON) as Sys;
-  } catch {
-    return undefined;
-  }
-}
-
-const addon = loadAddon();
+const addon = loadAddon<Sys>('sys', 'sys');
 
 /** Why the addon is not there, or undefined when it loaded. */
 export function sysUnavailable(): string | undefined {

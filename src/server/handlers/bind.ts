@@ -19,7 +19,7 @@ type BindRequest = Extract<Request, { kind: 'bind' }>;
 
 const INVALID: Reply = { code: ResultCode.invalidCredentials, message: '' };
 /** --require-tls-for-binds: a password never travels in clear (13, confidentialityRequired). */
-const CONFIDENTIALITY_REQUIRED: Reply = { code: 13, message: 'confidentiality required: use StartTLS or LDAPS to bind with a password' };
+const CONFIDENTIALITY_REQUIRED: Reply = { code: ResultCode.confidentialityRequired, message: 'confidentiality required: use StartTLS or LDAPS to bind with a password' };
 
 /**
  * Failed binds answer no sooner than the slowest recent verification (a decaying maximum), so
@@ -190,7 +190,7 @@ export async function bind(request: BindRequest, context: OperationContext): Pro
   session.bindAs('', false);
   if (request.version !== 3) return { code: ResultCode.protocolError, message: 'only LDAPv3 is supported' };
   if (request.authentication.method !== 'simple') {
-    return { code: 7, message: 'SASL mechanisms are not supported' };
+    return { code: ResultCode.authMethodNotSupported, message: 'SASL mechanisms are not supported' };
   }
   const password = request.authentication.password;
   if (password.byteLength > 0 && context.server.config.requireTlsForBinds && !session.secure) return CONFIDENTIALITY_REQUIRED;

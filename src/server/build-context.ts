@@ -12,6 +12,7 @@ import type { ServerContext } from './context.js';
 import type { Counters } from './counters.js';
 import { createPolicyRuntime } from './password-policy.js';
 import { Scheduler } from './scheduler.js';
+import { ThreadLoad } from './thread-load.js';
 
 /** What every thread's context is made of, as plain data (it crosses to worker threads). */
 export interface ContextSeed {
@@ -28,7 +29,7 @@ export interface ContextSeed {
 
 export function buildContext(seed: ContextSeed, store: DirectoryStore, registry: SchemeRegistry, log: Logger, counters: Counters): ServerContext {
   return {
-    store, registry, log, counters, scheduler: new Scheduler(),
+    store, registry, log, counters, scheduler: new Scheduler(), load: new ThreadLoad(),
     config: seed.config, vendorVersion: seed.vendorVersion, admin: seed.admin,
     decoys: new BindDecoys(seed.decoys, seed.dummyHash),
     defaultScheme: seed.settings.defaultScheme,

@@ -1,5 +1,5 @@
 /** What the server is told at start-up (flags of `leveldap serve`), with the documented defaults. */
-import { DEFAULT_DN_LIMITS } from '../store/index.js';
+import { DEFAULT_DN_LIMITS, type DnLimits } from '../store/index.js';
 
 export interface Limits {
   /** Entries a non-admin search may return (0 = no limit). OpenLDAP's default is 500. */
@@ -78,4 +78,9 @@ export interface TlsConfig {
   readonly key: Buffer;
   /** Where to listen for LDAPS (TLS from the first byte) on `host`; 0: any free port. */
   readonly ldapsPort?: number;
+}
+
+/** The DN limits (--max-dn-length, --max-dn-rdns) as the DN parser takes them. */
+export function dnLimitsOf(limits: Limits): DnLimits {
+  return { maxBytes: limits.maxDnLength, maxRdns: limits.maxDnRdns };
 }

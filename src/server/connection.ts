@@ -11,12 +11,14 @@ import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import { once } from 'node:events';
 import { ResultCode } from '../store/index.js';
-import { decodeRequest, encodeNoticeOfDisconnection, FrameError, FrameReader, ProtocolError } from './protocol/index.js';
+import { decodeRequest, encodeNoticeOfDisconnection, FrameError, FrameReader, peekRequest, ProtocolError, type RequestHead } from './protocol/index.js';
 import type { Request } from './protocol/types.js';
 import type { OperationContext, Reply, ServerContext } from './context.js';
 import { encodeReply, perform, type AnsweredRequest } from './dispatch.js';
 import { Abandoned } from './errors.js';
 import { logOperation } from './access-log.js';
+import { IdleTimer } from './idle-timer.js';
+import { RequestQueue } from './request-queue.js';
 import { Session } from './session.js';
 import { filterTerms } from './filter/index.js';
 import { peerLeft } from './native-sys.js';
@@ -61,8 +63,8 @@ export class Connection {
   readonly closed: Promise<void>;
   private socket: Socket;
   private readonly frames: FrameReader;
-  /** Decoded requests waiting for room (at most maxOutstanding run at once). */
-  private readonly queue: AnsweredRequest[] = [];
+  /** Requests waiting for room (at most maxOutstanding weigh in flight at once), decoded when next. */
+  private readonly queue = new RequestQueue();
   private closing = false;
   private ended = false;
   /** A bind runs alone (RFC 4511 4.2.1): nothing else starts while it is in progress. */
@@ -79,7 +81,12 @@ export class Connection {
   private readonly tcp: Socket;
   /** Set while reading is paused: checks that the client is still there. */
   private peerCheck: NodeJS.Timeout | undefined;
+  private readonly idleTimer = new IdleTimer(() => this.onIdle());
+  /** On the reserve: the connection closes unless the admin binds before it fires (once, whatever arrives). */
+  private reserveTimer: NodeJS.Timeout | undefined;
   private readonly onSocketData = (chunk: Buffer): void => this.onData(chunk);
+  /** Called by the thread's load when operations finish, if this connection waited for room. */
+  private readonly wake = (): void => this.pump();
   private markClosed!: () => void;
 
   /**
@@ -93,6 +100,7 @@ export class Connection {
     this.session.secure = secure;
     this.startTlsContext = transport.startTls;
     this.onReserve = transport.reserve ?? false;
+    if (this.onReserve) this.reserveTimer = setTimeout(() => this.disconnect(ResultCode.busy, RESERVE_REFUSAL), RESERVE_BIND_MS).unref();
     this.tcp = transport.tcp ?? socket;
     this.frames = new FrameReader({ maxBytes: limits.maxMessageBytesAnonymous });
     this.closed = new Promise((resolve) => { this.markClosed = resolve; });
@@ -105,7 +113,6 @@ export class Connection {
   /** Reads LDAP messages from `socket` and writes to it from now on. */
   private attach(socket: Socket): void {
     this.socket = socket;
-    socket.on('timeout', () => this.onIdle());
     this.setIdleTimeout();
     socket.on('data', this.onSocketData);
     socket.on('error', (error: NodeJS.ErrnoException) => {
@@ -125,9 +132,16 @@ export class Connection {
     this.pump();
   }
 
-  /** Takes one request; false once nothing more may be read as LDAP in clear (closing, or StartTLS accepted). */
+  /**
+   * Takes one message; false once nothing more may be read as LDAP in clear (closing, or StartTLS
+   * accepted). Unbind, Abandon and extended requests are decoded at once, the others when they
+   * are next to start (request-queue.ts).
+   */
   private readonly takeFrame = (frame: Buffer): boolean => {
-    this.accept(decodeRequest(frame));
+    this.idleTimer.touch();
+    const head = peekRequest(frame);
+    if (head.kind === 'unbind' || head.kind === 'abandon' || head.kind === 'extended') this.accept(decodeRequest(frame));
+    else this.queueFrame(head as RequestHead & { kind: AnsweredRequest['kind'] }, frame);
     return !(this.closing || this.upgrading);
   };
 
@@ -149,7 +163,7 @@ export class Connection {
 
   /**
    * Takes a decoded request as it arrives: Unbind and Abandon act at once (they never wait behind
-   * the operations they are meant to stop); a reused or reserved message ID ends the connection.
+   * the operations they are meant to stop); an extended request is queued or starts TLS.
    */
   private accept(request: Request): void {
     if (request.kind === 'unbind') {
@@ -157,21 +171,32 @@ export class Connection {
       return;
     }
     if (request.kind === 'abandon') {
-      const queued = this.queue.findIndex((waiting) => waiting.messageId === request.abandonId && waiting.kind !== 'bind');
-      if (queued !== -1) this.queue.splice(queued, 1);
-      else this.session.abandon(request.abandonId);
+      if (!this.queue.abandon(request.abandonId)) this.session.abandon(request.abandonId);
       return;
     }
-    if (this.onReserve && request.kind !== 'bind' && !isStartTls(request)) {
-      this.disconnect(ResultCode.busy, RESERVE_REFUSAL);
-      return;
-    }
-    if (request.messageId === 0 || this.session.isRunning(request.messageId)
-      || this.queue.some((waiting) => waiting.messageId === request.messageId)) {
-      throw new ProtocolError(`message ID ${request.messageId} is reserved or already in use`);
-    }
+    if (!this.admissible(request.messageId, isStartTls(request))) return;
     if (this.startTlsContext && isStartTls(request)) this.startTls(request, this.startTlsContext);
-    else this.queue.push(request);
+    else this.queue.pushRequest(request);
+  }
+
+  /** Queues a request read as bytes (decoded when next, request-queue.ts). */
+  private queueFrame(head: RequestHead & { readonly kind: AnsweredRequest['kind'] }, frame: Buffer): void {
+    if (this.admissible(head.messageId, head.kind === 'bind')) this.queue.pushFrame(head, frame);
+  }
+
+  /**
+   * May a request with this message ID be queued? On the admin's reserve only a bind or StartTLS
+   * (else the connection closes: false); a reused or reserved message ID ends the connection.
+   */
+  private admissible(messageId: number, bindOrStartTls: boolean): boolean {
+    if (this.onReserve && !bindOrStartTls) {
+      this.disconnect(ResultCode.busy, RESERVE_REFUSAL);
+      return false;
+    }
+    if (messageId === 0 || this.session.isRunning(messageId) || this.queue.has(messageId)) {
+      throw new ProtocolError(`message ID ${messageId} is reserved or already in use`);
+    }
+    return true;
   }
 
   /** Refused: answered like any operation, reading goes on. Accepted: answered in clear, then TLS. */
@@ -185,7 +210,7 @@ export class Connection {
     const raw = this.socket;
     raw.off('data', this.onSocketData);
     raw.pause();
-    raw.setTimeout(0);
+    this.idleTimer.stop();
     // Bytes that came after the request are the client's first TLS bytes (or garbage for TLS).
     const early = this.frames.takeRest();
     raw.write(encodeReply(request, START_TLS_ACCEPTED), (error) => {
@@ -206,15 +231,15 @@ export class Connection {
     this.upgrading = false;
   }
 
-  /** Starts queued operations while there is room and no bind is in the way; pauses reading otherwise. */
+  /**
+   * Starts queued operations while there is room (on this connection: maxOutstanding by weight;
+   * on the thread: ThreadLoad) and no bind is in the way; pauses reading otherwise.
+   */
   private pump(): void {
     if (this.upgrading) return;
-    const { maxOutstanding } = this.server.config.limits;
     while (this.queue.length > 0 && !this.closing && !this.binding) {
-      const next = this.queue[0]!;
-      const weight = weightOf(next);
-      const full = this.weightInFlight > 0 && this.weightInFlight + weight > maxOutstanding;
-      if (next.kind === 'bind' ? this.session.outstanding > 0 : full) break;
+      const next = this.nextRequest();
+      if (!next || !this.roomFor(next)) break;
       this.queue.shift();
       if (this.refusing) {
         void this.run(next, async () => SHUTTING_DOWN);
@@ -226,6 +251,28 @@ export class Connection {
     if (this.queue.length > 0) this.socket.pause();
     else if (!this.closing) this.socket.resume();
     this.watchPeer(this.queue.length > 0 && !this.closing);
+  }
+
+  /** The request next in line, decoded; undefined (and the connection closed) if it is malformed. */
+  private nextRequest(): AnsweredRequest | undefined {
+    try {
+      return this.queue.next();
+    } catch (error) {
+      if (!(error instanceof ProtocolError)) throw error;
+      this.disconnect(ResultCode.protocolError, `malformed request: ${error.message}`);
+      return undefined;
+    }
+  }
+
+  /** Can `next` start now? A bind waits for every operation to end; others for weight to free, here or on the thread. */
+  private roomFor(next: AnsweredRequest): boolean {
+    if (next.kind === 'bind') return this.session.outstanding === 0;
+    const weight = weightOf(next);
+    const own = this.weightInFlight;
+    if (own > 0 && own + weight > this.server.config.limits.maxOutstanding) return false;
+    if (this.server.load.mayStart(weight, own)) return true;
+    this.server.load.waitForRoom(this.wake);
+    return false;
   }
 
   /**
@@ -249,6 +296,7 @@ export class Connection {
     const started = performance.now();
     const weight = weightOf(request);
     this.weightInFlight += weight;
+    this.server.load.started(weight);
     const signal = this.session.start(request.messageId, request.kind === 'bind');
     const context: OperationContext = { server: this.server, session: this.session, signal, send: (message) => this.send(message) };
     try {
@@ -262,6 +310,8 @@ export class Connection {
       if (!(error instanceof Abandoned)) this.server.log.error({ err: error, conn: this.session.id }, 'cannot answer');
     } finally {
       this.weightInFlight -= weight;
+      this.server.load.finished(weight);
+      this.idleTimer.touch();
       this.session.finish(request.messageId);
       if (request.kind === 'bind') this.binding = false;
       this.pump();
@@ -279,6 +329,7 @@ export class Connection {
     this.frames.maxBytes = bound ? limits.maxMessageBytesBound : limits.maxMessageBytesAnonymous;
     if (this.onReserve && !(bound && this.session.isAdmin)) return false;
     this.onReserve = false;
+    clearTimeout(this.reserveTimer);
     this.setIdleTimeout();
     return true;
   }
@@ -303,20 +354,16 @@ export class Connection {
     if (this.socket.destroyed || this.closing) throw new Abandoned();
   }
 
-  /**
-   * The idle timeout for the session as it is now: --idle-timeout, or --anonymous-idle-timeout
-   * (the shorter) while not bound to a DN, or RESERVE_BIND_MS on the reserve.
-   */
+  /** The idle timeout for the session as it is now: --idle-timeout, or --anonymous-idle-timeout (the shorter) while not bound to a DN. */
   private setIdleTimeout(): void {
     const { idleTimeout, anonymousIdleTimeout } = this.server.config.limits;
     const shorter = anonymousIdleTimeout > 0 && (idleTimeout === 0 || anonymousIdleTimeout < idleTimeout) ? anonymousIdleTimeout : idleTimeout;
-    const seconds = this.session.anonymous ? shorter : idleTimeout;
-    this.socket.setTimeout(this.onReserve ? RESERVE_BIND_MS : seconds * 1000);
+    this.idleTimer.set((this.session.anonymous ? shorter : idleTimeout) * 1000);
   }
 
   private onIdle(): void {
-    if (this.onReserve) this.disconnect(ResultCode.busy, RESERVE_REFUSAL);
-    else if (this.idle) this.disconnect(ResultCode.unavailable, 'idle timeout');
+    if (this.idle) this.disconnect(ResultCode.unavailable, 'idle timeout');
+    else this.idleTimer.touch();
   }
 
   /** Notice of disconnection (RFC 4511 4.4.1), then close. */
@@ -329,7 +376,8 @@ export class Connection {
 
   close(): void {
     this.closing = true;
-    this.queue.length = 0;
+    this.queue.clear();
+    this.server.load.forget(this.wake);
     this.session.abandonAll();
     this.socket.end();
     setTimeout(() => this.socket.destroy(), 1000).unref();
@@ -340,8 +388,12 @@ export class Connection {
     if (this.ended) return;
     this.ended = true;
     this.closing = true;
-    this.queue.length = 0;
+    this.queue.clear();
+    this.server.load.forget(this.wake);
     this.watchPeer(false);
+    this.idleTimer.stop();
+    clearTimeout(this.reserveTimer);
+    this.server.scheduler.drop(this.session.id);
     this.session.abandonAll();
     this.server.log.debug({ conn: this.session.id }, 'connection closed');
     this.markClosed();

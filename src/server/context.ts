@@ -8,6 +8,7 @@ import type { Counters } from './counters.js';
 import type { PolicyRuntime } from './password-policy.js';
 import type { Control, Result } from './protocol/types.js';
 import type { Scheduler } from './scheduler.js';
+import type { ThreadLoad } from './thread-load.js';
 import type { OperationSignal, Session } from './session.js';
 
 export interface ServerContext {
@@ -28,6 +29,8 @@ export interface ServerContext {
   readonly counters: Counters;
   /** Turns of this thread for long work (search evaluation). */
   readonly scheduler: Scheduler;
+  /** The weight of the operations in flight on this thread, under its budget. */
+  readonly load: ThreadLoad;
 }
 
 export interface OperationContext {

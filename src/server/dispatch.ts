@@ -4,7 +4,7 @@
  * becomes `other` (logged, never a crash), an abandoned operation gets no response.
  */
 import { dnSizeProblem, DirectoryError, ResultCode } from '../store/index.js';
-import type { Limits } from './config.js';
+import { dnLimitsOf, type Limits } from './config.js';
 import { ProtocolError } from './protocol/index.js';
 import { encodeBindResponse, encodeExtendedResponse, encodeResult, encodeSearchDone, ResponseOp, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from './protocol/index.js';
 import type { Request } from './protocol/types.js';
@@ -49,10 +49,10 @@ function requestDns(request: AnsweredRequest): string[] {
   }
 }
 
-/** invalidDNSyntax (34) for a DN over --max-dn-length or --max-dn-rdns, found before any DN is parsed. */
+/** invalidDNSyntax (34) for a DN over --max-dn-length or --max-dn-rdns, found before any DN is parsed (Password Modify checks its own). */
 function oversizedDn(request: AnsweredRequest, limits: Limits): Reply | undefined {
   for (const dn of requestDns(request)) {
-    const problem = dnSizeProblem(dn, { maxBytes: limits.maxDnLength, maxRdns: limits.maxDnRdns });
+    const problem = dnSizeProblem(dn, dnLimitsOf(limits));
     if (problem) return { code: ResultCode.invalidDnSyntax, message: `invalid DN: ${problem}` };
   }
   return undefined;

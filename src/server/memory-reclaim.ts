@@ -14,6 +14,8 @@ import { trimMemory } from './native-sys.js';
 /** How long after the last connection closed the memory is reclaimed; and at most once in MIN_INTERVAL_MS (a full collection of a serving thread's heap takes 10-30 ms). */
 export const RECLAIM_DELAY_MS = 1000;
 const MIN_INTERVAL_MS = 5000;
+/** A server where something is let go every second (a health check) still reclaims, at the latest this long after a burst began. */
+const MAX_WAIT_MS = 30_000;
 const TRIM_AFTER_COLLECTION_MS = 300;
 
 /**
@@ -32,16 +34,23 @@ export class MemoryReclaimer {
   private timer: NodeJS.Timeout | undefined;
   private trimTimer: NodeJS.Timeout | undefined;
   private lastReclaim = -Infinity;
+  /** When the first release since the last reclaim happened (undefined: none pending). */
+  private burstStart: number | undefined;
+  private stopped = false;
   private readonly collect = collector();
   /** Reclaims done (for tests and logs). */
   reclaims = 0;
 
   constructor(private readonly log: Logger) {}
 
-  /** Memory was let go (a connection closed, log lines were written): reclaim once this stops for RECLAIM_DELAY_MS. */
+  /** Memory was let go (a connection closed, log lines were written): reclaim once this stops for RECLAIM_DELAY_MS (at most MAX_WAIT_MS after it began). */
   released(): void {
+    if (this.stopped) return;
+    const now = performance.now();
+    this.burstStart ??= now;
     clearTimeout(this.timer);
-    const delay = Math.max(RECLAIM_DELAY_MS, this.lastReclaim + MIN_INTERVAL_MS - performance.now());
+    const quiet = Math.max(RECLAIM_DELAY_MS, this.lastReclaim + MIN_INTERVAL_MS - now);
+    const delay = Math.min(quiet, Math.max(0, this.burstStart + MAX_WAIT_MS - now));
     this.timer = setTimeout(() => this.reclaim(), delay).unref();
   }
 
@@ -51,6 +60,7 @@ export class MemoryReclaimer {
    */
   reclaim(): void {
     this.timer = undefined;
+    this.burstStart = undefined;
     this.lastReclaim = performance.now();
     const before = process.memoryUsage.rss();
     this.collect?.();
@@ -64,6 +74,7 @@ export class MemoryReclaimer {
   }
 
   stop(): void {
+    this.stopped = true;
     clearTimeout(this.timer);
     clearTimeout(this.trimTimer);
   }

@@ -22,6 +22,8 @@ export interface PagedSearch {
   readonly carried: readonly Matched[];
   /** Entries sent on the earlier pages (the client's size limit counts them all). */
   readonly sentBefore: number;
+  /** The search's cost so far (entries examined x filter terms): its budget is for all its pages. */
+  readonly costBefore: number;
 }
 
 export class PagedSearches {
@@ -60,8 +62,14 @@ export class PagedSearches {
     void search?.entries.return(undefined);
   }
 
+  /** The connection closed: every open search is released, and none is kept any more. */
   releaseAll(): void {
     this.closed = true;
+    this.releaseOpen();
+  }
+
+  /** Releases every open search (the connection's identity changed: a cookie does not carry over). */
+  releaseOpen(): void {
     for (const key of [...this.open.keys()]) this.release(key);
   }
 }

@@ -35,6 +35,13 @@ export class Scheduler {
     });
   }
 
+  /** The connection closed: its waiting work resumes at once (and sees itself aborted). */
+  drop(connection: number): void {
+    const queue = this.waiting.get(connection);
+    this.waiting.delete(connection);
+    for (const resume of queue ?? []) resume();
+  }
+
   /** Work waiting for a turn, over all connections (for tests). */
   get pending(): number {
     let count = 0;

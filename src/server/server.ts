@@ -83,17 +83,30 @@ type Admission = 'open' | 'reserve' | 'refused';
  */
 function admit(counts: Int32Array, listener: number, limits: Limits): Admission {
   const before = Atomics.add(counts, listener, 1);
-  if (before < limits.maxConnections - limits.reservedConnections) return 'open';
+  const reserved = Math.min(limits.reservedConnections, limits.maxConnections - 1); // never every place
+  if (before < limits.maxConnections - reserved) return 'open';
   if (before < limits.maxConnections) return 'reserve';
   Atomics.sub(counts, listener, 1);
   return 'refused';
 }
 
-/** Closes a connection refused at once, with a notice of disconnection saying why. */
-function refuse(socket: net.Socket, message: string): void {
-  socket.on('error', () => socket.destroy());
-  socket.end(encodeNoticeOfDisconnection({ code: ResultCode.busy, message }));
-  setTimeout(() => socket.destroy(), 1000).unref();
+/** Refused connections at most being told why at once; beyond, they are closed without a word (their descriptors count). */
+const MAX_TELLING = 64;
+
+/** Closes refused connections: with a notice of disconnection saying why (LDAP port, up to MAX_TELLING at a time), else at once. */
+function refuser(): (socket: net.Socket, message: string, tell: boolean) => void {
+  let telling = 0;
+  return (socket, message, tell) => {
+    if (!tell || telling >= MAX_TELLING) {
+      socket.destroy();
+      return;
+    }
+    telling += 1;
+    socket.once('close', () => { telling -= 1; });
+    socket.on('error', () => socket.destroy());
+    socket.end(encodeNoticeOfDisconnection({ code: ResultCode.busy, message }));
+    setTimeout(() => socket.destroy(), 1000).unref();
+  };
 }
 
 function closeListener(server: net.Server): Promise<unknown> {
@@ -108,6 +121,7 @@ export async function listen(context: ServerContext, share: ThreadShare = SOLE_T
   const secureContext = certificate && tls.createSecureContext({ cert: certificate.cert, key: certificate.key });
   const addresses = new AddressCounts(share.addressCounts ?? AddressCounts.allocate(context.config.limits.maxConnections));
   const reclaimer = new MemoryReclaimer(context.log);
+  const refuse = refuser();
   const { limits } = context.config;
   const open = (socket: net.Socket, listener: number, wrap: (socket: net.Socket) => net.Socket) => {
     const admission = admit(context.counters, listener, limits);
@@ -119,7 +133,7 @@ export async function listen(context: ServerContext, share: ThreadShare = SOLE_T
     if (!addresses.admit(address, limits.maxConnectionsPerAddress)) {
       Atomics.sub(context.counters, listener, 1);
       context.log.info({ remote: address }, PER_ADDRESS_REFUSAL);
-      refuse(socket, PER_ADDRESS_REFUSAL);
+      refuse(socket, PER_ADDRESS_REFUSAL, listener === LDAP); // LDAPS clients expect a TLS handshake, not a notice
       return;
     }
     socket.setKeepAlive(true, KEEPALIVE_MS);

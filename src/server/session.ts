@@ -28,8 +28,12 @@ export class Session {
     return this.dn === '';
   }
 
-  /** Binds the session; pass the normalized DN when the caller already has it. */
+  /**
+   * Binds the session; pass the normalized DN when the caller already has it. Paged searches left
+   * open by another identity are released: their next page would be read with the old rights.
+   */
   bindAs(dn: string, isAdmin: boolean, normalizedDn = dn === '' ? '' : normalizeDn(dn)): void {
+    if (normalizedDn !== this.normalizedDn || isAdmin !== this.isAdmin) this.paged.releaseOpen();
     this.dn = dn;
     this.normalizedDn = normalizedDn;
     this.isAdmin = isAdmin;

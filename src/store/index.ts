@@ -8,7 +8,7 @@ export { values, findAttribute, hasAttribute, groupAttributes, withAttribute, ty
 export { normalizeValue } from './matching.js';
 export { attributeType, attributeKey, typeKey, type AttributeType } from './schema.js';
 export { DEFAULT_INDEXES } from './indexes.js';
-export { SharedSlots } from './mutex.js';
+export { SharedSlots, fnv1a } from './mutex.js';
 export { WriteGate } from './write-gate.js';
 export type { StoreLog } from './recovery.js';
 export { generalizedTime, parseGeneralizedTime, isGeneralizedTime } from './time.js';

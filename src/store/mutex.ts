@@ -50,11 +50,16 @@ export class KeyedMutex {
 const SLOTS = 4096;
 const FREE = 0;
 
-/** FNV-1a over the key's UTF-16 code units, to a slot. */
+/** FNV-1a (32 bits, as a signed integer) over the text's UTF-16 code units, from `basis`. */
+export function fnv1a(text: string, basis = 0x811c9dc5): number {
+  let hash = basis;
+  for (let i = 0; i < text.length; i += 1) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash | 0;
+}
+
+/** The key's slot: FNV-1a over it. */
 export function slotOf(key: string): number {
-  let hash = 0x811c9dc5;
-  for (let i = 0; i < key.length; i += 1) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
-  return (hash >>> 0) % SLOTS;
+  return (fnv1a(key) >>> 0) % SLOTS;
 }
 
 /**

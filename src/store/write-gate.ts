@@ -186,7 +186,8 @@ export class WriteGate {
       };
       this.waiting.add(wake);
       this.keepAlive ??= setInterval(() => this.wakeAll(), KEEP_ALIVE_MS);
-      const wait = Atomics.waitAsync(this.cells, CELL.low, seen);
+      // With a timeout: a wait woken by the keep-alive instead must not stay pending behind it.
+      const wait = Atomics.waitAsync(this.cells, CELL.low, seen, KEEP_ALIVE_MS);
       if (wait.async) void wait.value.then(wake);
       else wake();
     });

@@ -98,6 +98,8 @@ export interface Response {
   readonly responseValue?: string;
   /** SearchResultEntry objectName. */
   readonly dn?: string;
+  /** The response's controls ([0] Controls), content octets as sent. */
+  readonly controls?: Buffer;
 }
 
 interface Tlv {
@@ -137,6 +139,25 @@ function integer(buffer: Buffer, tlv: Tlv): number {
   return value;
 }
 
+/** The cookie of a simple paged results control (RFC 2696) among a response's controls, if any. */
+export function pagedCookie(controls: Buffer | undefined): Buffer | undefined {
+  if (!controls) return undefined;
+  for (let at = 0; at < controls.length;) {
+    const control = mustRead(controls, at, controls.length, 'control');
+    const oid = mustRead(controls, control.start, control.end, 'controlType');
+    let next = mustRead(controls, oid.end, control.end, 'control value');
+    if (next.tag === 0x01) next = mustRead(controls, next.end, control.end, 'control value');
+    if (controls.toString('latin1', oid.start, oid.end) === '1.2.840.113556.1.4.319') {
+      const value = mustRead(controls, next.start, next.end, 'realSearchControlValue');
+      const size = mustRead(controls, value.start, value.end, 'size');
+      const cookie = mustRead(controls, size.end, value.end, 'cookie');
+      return controls.subarray(cookie.start, cookie.end);
+    }
+    at = control.end;
+  }
+  return undefined;
+}
+
 /** Parses one LDAPMessage (a whole frame). */
 export function parseResponse(frame: Buffer): Response {
   const outer = mustRead(frame, 0, frame.length, 'LDAPMessage');
@@ -160,7 +181,9 @@ export function parseResponse(frame: Buffer): Response {
     if (op.tag === Op.extendedResponse && extra.tag === 0x8b) responseValue = frame.toString('utf8', extra.start, extra.end);
     at = extra.end;
   }
+  const controls = op.end < outer.end ? mustRead(frame, op.end, outer.end, 'controls') : undefined;
   return {
+    ...(controls?.tag === 0xa0 && { controls: frame.subarray(controls.start, controls.end) }),
     messageId, op: op.tag, code: integer(frame, code),
     matchedDn: frame.toString('utf8', matched.start, matched.end), message: frame.toString('utf8', message.start, message.end),
     ...(responseName !== undefined && { responseName }),

@@ -18,7 +18,7 @@ import { rm } from 'node:fs/promises';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { serverMemory, startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
-import { RawConnection } from '../helpers/ldap-client.js';
+import { ldapTool, RawConnection } from '../helpers/ldap-client.js';
 import { answer, bindRequest, searchRequest, type FilterSpec } from '../helpers/ldap-requests.js';
 
 const PEOPLE = 'ou=People,dc=example,dc=com';
@@ -114,6 +114,14 @@ describe('leveldap serve: the cost budget of a search (--max-search-cost)', () =
       connection.destroy();
     }
   });
+
+  test('the budget is for the whole of a paged search, not for each page', async () => {
+    // 13 terms x 201 entries passes 2,000; a page of 50 entries costs 650.
+    const filter = `(|(objectClass=*)${Array.from({ length: 11 }, (_, i) => `(description=*q${i}*)`).join('')})`;
+    const result = await ldapTool('ldapsearch', server.url, ['-LLL', '-E', 'pr=50/noprompt', '-b', PEOPLE, filter, '1.1']);
+    assert.equal(result.code, 11, result.stderr);
+    assert.match(result.stderr, /--max-search-cost/);
+  });
 });
 
 /** The median and the largest of some times. */
@@ -187,6 +195,23 @@ describe('leveldap serve: an attack of costly filters', () => {
     // behind one waits that long: hence the default caps.
     assert.ok(times.median < 50 && times.max < 250, `bind times (ms): ${times.text}`);
     assert.ok(grewMb < 150, `RSS grew by ${grewMb.toFixed(0)} MB`);
+  });
+
+  test('many connections cannot exhaust a thread\'s heap: 300 x 32 searches of 255 terms, RSS grows by < 500 MB, binds answer', async () => {
+    await start();
+    const rssBefore = serverMemory(server.process.pid!);
+    // All at once they would hold 9,600 filters of 242 KB decoded (2.3 GB); each thread runs at
+    // most its budget's worth (thread-load.ts) and keeps the rest as the bytes that arrived.
+    const attackers = await attack(server.port, 300, 32, 255);
+    try {
+      await sleep(3000);
+      const grewMb = (serverMemory(server.process.pid!) - rssBefore) / 2 ** 20;
+      const times = summary(await bindTimes(server.port, 10));
+      assert.ok(grewMb < 500, `RSS grew by ${grewMb.toFixed(0)} MB`);
+      assert.ok(times.median < 50, `bind times (ms): ${times.text}`);
+    } finally {
+      for (const connection of attackers) connection.destroy();
+    }
   });
 
   test('a client that leaves with searches running and queued (reading from it paused): its work stops at once', async () => {

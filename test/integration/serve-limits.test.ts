@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { spawnSync } from 'node:child_process';
 import { ldapTool, NOTICE_OF_DISCONNECTION, parseLdifOutput, RawConnection } from '../helpers/ldap-client.js';
-import { answer, bindRequest, deleteRequest, searchRequest } from '../helpers/ldap-requests.js';
+import { answer, bindRequest, deleteRequest, extendedRequest, PASSWORD_MODIFY, passwordModifyValue, searchRequest } from '../helpers/ldap-requests.js';
 
 const PEOPLE = 'ou=People,dc=example,dc=com';
 
@@ -92,6 +92,14 @@ describe('leveldap serve: DN length and depth (--max-dn-length, --max-dn-rdns)',
     assert.equal((await codeOf(server, (id) => bindRequest(id, deepDn(5000), 'password'))).code, 34);
     assert.equal((await codeOf(server, (id) => deleteRequest(id, deepDn(65)))).code, 34);
     assert.equal((await codeOf(server, (id) => searchRequest(id, deepDn(65)))).code, 34);
+    const admin = await RawConnection.open(server.port);
+    try {
+      admin.write(bindRequest(1, server.adminDn, server.adminPassword));
+      admin.write(extendedRequest(2, PASSWORD_MODIFY, passwordModifyValue({ userIdentity: `dn:${deepDn(65)}`, newPassword: 'a-new-password' })));
+      assert.equal((await answer(admin, 2))?.code, 34, 'Password Modify\'s userIdentity, from the admin');
+    } finally {
+      admin.destroy();
+    }
   });
 
   test('up to 64 RDNs (the default) a DN is parsed: an absent entry is noSuchObject (32)', async () => {
@@ -205,6 +213,22 @@ describe('leveldap serve: idle connections not bound to a DN close sooner; TCP k
     } finally {
       anonymous.destroy();
       bound.destroy();
+    }
+  });
+
+  test('bytes that make no message do not keep a connection alive: a bind trickled a byte every 300 ms is closed', async () => {
+    const connection = await RawConnection.open(server.port);
+    try {
+      const frame = bindRequest(1, USER, 'password');
+      const started = performance.now();
+      for (let i = 0; i < frame.length - 1 && !connection.closed; i++) {
+        connection.write(frame.subarray(i, i + 1));
+        await new Promise((resolve) => setTimeout(resolve, 300));
+      }
+      assert.equal(await noticeOnClose(connection), 52);
+      assert.ok(performance.now() - started < 5000, `closed after ${(performance.now() - started).toFixed(0)} ms`);
+    } finally {
+      connection.destroy();
     }
   });
 

@@ -7,16 +7,19 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
-import { ldapTool, NOTICE_OF_DISCONNECTION, Op, RawConnection, parseLdifOutput } from '../helpers/ldap-client.js';
+import { ldapTool, NOTICE_OF_DISCONNECTION, Op, pagedCookie, RawConnection, parseLdifOutput } from '../helpers/ldap-client.js';
 
 interface Encodable { toBer(): { buffer: Buffer } }
 interface Messages {
   BindRequest: new (options: { messageId: number; name?: string; credentials?: string; controls?: unknown[] }) => Encodable;
-  SearchRequest: new (options: { messageId: number; baseObject: string; scope: 'base' | 'one' | 'sub'; filter: string; attributes?: string[] }) => Encodable;
+  SearchRequest: new (options: { messageId: number; baseObject: string; scope: 'base' | 'one' | 'sub'; filter: string; attributes?: string[]; controls?: unknown[] }) => Encodable;
   AbandonRequest: new (options: { messageId: number; abandonId: number }) => Encodable;
   ExtensionRequest: new (options: { messageId: number; requestName: string }) => Encodable;
 }
-interface Controls { Control: new (options: { type: string; criticality: boolean }) => unknown }
+interface Controls {
+  Control: new (options: { type: string; criticality: boolean }) => unknown;
+  PagedResultsControl: new (options: { value: { size: number; cookie?: Buffer } }) => unknown;
+}
 const require = createRequire(import.meta.url);
 const messages = require('@ldapjs/messages') as Messages;
 const controls = require('@ldapjs/controls') as Controls;
@@ -76,6 +79,29 @@ describe('leveldap serve: session rules', () => {
     assert.equal(parseLdifOutput(other.stdout).length, 0);
     const admin = await ldapTool('ldapsearch', server.url, probe, { dn: server.adminDn, passwordFile: server.adminPasswordFile });
     assert.equal(parseLdifOutput(admin.stdout).length, 1);
+  });
+
+  test('a paged search opened by the admin cannot be continued after a bind as someone else', async () => {
+    const paged = (messageId: number, cookie?: Buffer) => new messages.SearchRequest({
+      messageId, baseObject: 'ou=People,dc=example,dc=com', scope: 'sub', filter: '(objectClass=*)', attributes: ['userPassword'],
+      controls: [new controls.PagedResultsControl({ value: { size: 1, ...(cookie && { cookie }) } })],
+    }).toBer().buffer;
+    const connection = await RawConnection.open(server.port);
+    try {
+      connection.write(bind(1, server.adminDn, server.adminPassword));
+      connection.write(paged(2));
+      assert.ok(await connection.until(() => connection.responses.some((r) => r.messageId === 2 && r.code !== undefined), 10_000));
+      const cookie = pagedCookie(connection.responses.find((r) => r.messageId === 2 && r.code !== undefined)?.controls);
+      assert.ok(cookie && cookie.length > 0, 'page 1 left a cookie');
+      connection.write(bind(3, '', ''));
+      connection.write(paged(4, cookie));
+      assert.ok(await connection.until(() => connection.responses.some((r) => r.messageId === 4 && r.code !== undefined), 10_000));
+      const refused = connection.responses.find((r) => r.messageId === 4 && r.code !== undefined);
+      assert.equal(refused?.code, 53, refused?.message);
+      assert.equal(connection.responses.filter((r) => r.messageId === 4 && r.op === Op.searchEntry).length, 0, 'no entry of the admin\'s search is sent');
+    } finally {
+      connection.destroy();
+    }
   });
 
   test('the client\'s size limit holds across pages', async () => {

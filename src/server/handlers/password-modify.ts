@@ -7,7 +7,8 @@
  * replaces every value, with modifiersName/modifyTimestamp, in one write.
  */
 import { randomBytes } from 'node:crypto';
-import { formatDn, modifyEntry, normalizeDn, parseDn, DirectoryError, ResultCode, type Dn, type Entry } from '../../store/index.js';
+import { dnSizeProblem, formatDn, modifyEntry, normalizeDn, parseDn, DirectoryError, ResultCode, type Dn, type Entry } from '../../store/index.js';
+import { dnLimitsOf } from '../config.js';
 import { decodePasswordModify, encodePasswordModifyResponse, type PasswordModifyRequest } from '../protocol/index.js';
 import type { Request } from '../protocol/types.js';
 import { requireAccess } from '../access.js';
@@ -19,7 +20,12 @@ type ExtendedRequest = Extract<Request, { kind: 'extended' }>;
 /** The entry whose password changes: userIdentity (a DN, optionally "dn:"-prefixed), else the bound entry. */
 function targetOf(fields: PasswordModifyRequest, context: OperationContext): Dn {
   const { session } = context;
-  if (fields.userIdentity !== undefined) return parseDn(fields.userIdentity.replace(/^dn:/i, ''));
+  if (fields.userIdentity !== undefined) {
+    const text = fields.userIdentity.replace(/^dn:/i, '');
+    const problem = dnSizeProblem(text, dnLimitsOf(context.server.config.limits));
+    if (problem) throw new DirectoryError('invalidDnSyntax', `invalid DN: ${problem}`);
+    return parseDn(text);
+  }
   if (session.isAdmin) {
     throw new DirectoryError('noSuchObject', 'the admin is not an entry: name the user, or set the admin password with --admin-password-file');
   }

@@ -18,6 +18,8 @@ export interface Paging {
   /** Entries sent on earlier pages, and the limit over all pages (0: none; see PagedLimits). */
   readonly sentBefore: number;
   readonly totalLimit: number;
+  /** The cost of the earlier pages (search.ts: the budget is for the whole search). */
+  readonly costBefore: number;
 }
 
 function signatureOf(request: SearchRequest): string {
@@ -40,7 +42,7 @@ export function pagingOf(request: SearchRequest, context: OperationContext, limi
   const signature = signatureOf(request);
   const pageSize = limits.pageLimit > 0 ? Math.min(size, limits.pageLimit) : size;
   const { totalLimit } = limits;
-  if (cookie.byteLength === 0) return size === 0 ? finished() : { size: pageSize, signature, carried: [], sentBefore: 0, totalLimit };
+  if (cookie.byteLength === 0) return size === 0 ? finished() : { size: pageSize, signature, carried: [], sentBefore: 0, totalLimit, costBefore: 0 };
   const open = context.session.paged.take(cookie);
   if (!open || open.signature !== signature) {
     void open?.entries.return(undefined);
@@ -50,7 +52,7 @@ export function pagingOf(request: SearchRequest, context: OperationContext, limi
     void open.entries.return(undefined);
     return finished();
   }
-  return { size: pageSize, signature, resumed: open.entries, carried: open.carried, sentBefore: open.sentBefore, totalLimit };
+  return { size: pageSize, signature, resumed: open.entries, carried: open.carried, sentBefore: open.sentBefore, totalLimit, costBefore: open.costBefore };
 }
 
 function finished(): Reply {
@@ -61,12 +63,12 @@ function pagedControl(cookie: Buffer) {
   return { type: PAGED_RESULTS_OID, critical: false, value: encodePagedResults(0, cookie) };
 }
 
-/** The end of a page: a cookie to continue when more entries remain, an empty one when done. */
+/** The end of a page: a cookie to continue when more entries remain, an empty one when done. `cost`: the search's so far. */
 export function pagedReply(
-  context: OperationContext, paging: Paging, more: { source: AsyncGenerator<Entry>; next: Matched } | undefined, sent: number,
+  context: OperationContext, paging: Paging, more: { source: AsyncGenerator<Entry>; next: Matched } | undefined, sent: number, cost: number,
 ): Reply {
   const cookie = more
-    ? context.session.paged.keep({ signature: paging.signature, entries: more.source, carried: [more.next], sentBefore: paging.sentBefore + sent })
+    ? context.session.paged.keep({ signature: paging.signature, entries: more.source, carried: [more.next], sentBefore: paging.sentBefore + sent, costBefore: cost })
     : Buffer.alloc(0);
   return { code: ResultCode.success, entries: sent, controls: [pagedControl(cookie)] };
 }

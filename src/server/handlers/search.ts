@@ -115,7 +115,7 @@ async function walkEntries(walk: Walk, source: AsyncGenerator<Entry>, paging: Pa
       await sendEntry(walk, matched);
       sent += 1;
     }
-    const progress: Progress = { cost: 0, sliceStart: performance.now() };
+    const progress: Progress = { cost: paging?.costBefore ?? 0, sliceStart: performance.now() };
     // Iterated by hand: leaving a for-await loop would close the source, which a paged search keeps.
     for (let next = await source.next(); !next.done; next = await source.next()) {
       const stop = await pace(walk, progress, sent);
@@ -127,13 +127,13 @@ async function walkEntries(walk: Walk, source: AsyncGenerator<Entry>, paging: Pa
       }
       if (paging && sent >= paging.size) {
         kept = true;
-        return pagedReply(walk.context, paging, { source, next: matched }, sent);
+        return pagedReply(walk.context, paging, { source, next: matched }, sent, progress.cost);
       }
       if (walk.sizeLimit && sent >= walk.sizeLimit) return { code: ResultCode.sizeLimitExceeded, entries: sent };
       await sendEntry(walk, matched);
       sent += 1;
     }
-    return paging ? pagedReply(walk.context, paging, undefined, sent) : { code: ResultCode.success, entries: sent };
+    return paging ? pagedReply(walk.context, paging, undefined, sent, progress.cost) : { code: ResultCode.success, entries: sent };
   } finally {
     if (!kept) await source.return(undefined);
   }

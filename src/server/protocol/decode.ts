@@ -60,6 +60,30 @@ export function decodeRequest(frame: Buffer): Request {
   return { messageId, controls: NO_CONTROLS, kind: 'bind', version, name, authentication: { method: 'simple', password } };
 }
 
+/** What the envelope of a request says: its message ID and kind, the rest not decoded. */
+export interface RequestHead {
+  readonly messageId: number;
+  readonly kind: Request['kind'];
+}
+
+const KINDS = new Map<number, Request['kind']>(Object.entries(RequestOp).map(([kind, tag]) => [tag, kind as Request['kind']]));
+
+/** The message ID and kind of a request, reading only its first elements. Throws ProtocolError. */
+export function peekRequest(frame: Buffer): RequestHead {
+  let messageId: number | undefined;
+  try {
+    const input = new BerInput(frame);
+    input.enter(Tag.Sequence, 'LDAPMessage');
+    messageId = input.count(Tag.Integer, 'messageID');
+    const tag = input.peek();
+    const kind = tag === undefined ? undefined : KINDS.get(tag);
+    if (kind === undefined) throw new ProtocolError(tag === undefined ? 'protocolOp: missing' : `protocolOp: unknown or not a request, tag 0x${hex(tag)}`);
+    return { messageId, kind };
+  } catch (error) {
+    throw asProtocolError(error, messageId);
+  }
+}
+
 /** Decodes any request with the general decoder (the tests compare it with the fast path). */
 export function decodeRequestFully(frame: Buffer): Request {
   let messageId: number | undefined;

@@ -1,0 +1,50 @@
+/**
+ * The operations in flight on one serving thread, by weight (a search weighs one per 256 filter
+ * terms, anything else one: connection.ts), under THREAD_BUDGET. A connection with nothing in
+ * flight may always start one operation, so every connection goes on; beyond the budget the
+ * others wait until operations finish. So the decoded requests a thread holds are bounded
+ * whatever number of connections sends them: about THREAD_BUDGET x 256 filter terms
+ * (some 120 MB of decoded filters at the most), plus one operation per connection.
+ */
+
+/** Weight in flight per serving thread before connections that already run something wait. */
+export const THREAD_BUDGET = 512;
+
+export class ThreadLoad {
+  private inFlight = 0;
+  /** Connections waiting for room, woken (once each) when an operation finishes. */
+  private readonly blocked = new Set<() => void>();
+
+  constructor(readonly budget = THREAD_BUDGET) {}
+
+  /** May an operation of `weight` start on a connection that has `own` weight in flight? */
+  mayStart(weight: number, own: number): boolean {
+    return own === 0 || this.inFlight + weight <= this.budget;
+  }
+
+  started(weight: number): void {
+    this.inFlight += weight;
+  }
+
+  finished(weight: number): void {
+    this.inFlight -= weight;
+    if (this.blocked.size === 0) return;
+    const wake = [...this.blocked];
+    this.blocked.clear();
+    for (const resume of wake) resume();
+  }
+
+  /** Calls `resume` once, when an operation finishes. */
+  waitForRoom(resume: () => void): void {
+    this.blocked.add(resume);
+  }
+
+  forget(resume: () => void): void {
+    this.blocked.delete(resume);
+  }
+
+  /** Weight in flight now (for tests). */
+  get weight(): number {
+    return this.inFlight;
+  }
+}

@@ -20,7 +20,7 @@ export interface Limits {
   readonly idleTimeout: number;
   /** The same, sooner, for a connection not bound to a DN (never bound, or bound anonymously). */
   readonly anonymousIdleTimeout: number;
-  /** Connections open at once, over every listener and thread. */
+  /** Connections open at once on each listener (LDAP, LDAPS), over every thread. */
   readonly maxConnections: number;
   /** Of those, the last this many are kept for the admin: such a connection must bind as the admin first. */
   readonly reservedConnections: number;

@@ -8,6 +8,6 @@ const { availableParallelism } = require('node:os');
 process.env.UV_THREADPOOL_SIZE ??= String(Math.max(4, availableParallelism()));
 
 import('../dist/src/cli/main.js').then(({ main }) => main(process.argv)).catch((error) => {
-  process.stderr.write(`leveldap: ${error && error.stack ? error.stack : String(error)}\n`);
+  process.stderr.write(`leveldap: ${error?.stack ?? String(error)}\n`);
   process.exit(1);
 });

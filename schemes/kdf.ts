@@ -29,7 +29,7 @@ function loadNettle(): { addon?: NettleAddon; error?: string } {
   try {
     return { addon: createRequire(import.meta.url)(ADDON_PATH) as NettleAddon };
   } catch (error) {
-    return { error: (error as Error).message.split('\n')[0] };
+    return { error: (error instanceof Error ? error.message : String(error)).split('\n')[0] };
   }
 }
 

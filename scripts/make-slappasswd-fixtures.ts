@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import { slappasswdHashes } from '../test/helpers/slappasswd.js';
 import { fixturePath } from '../test/helpers/paths.js';
 
+// biome-ignore lint/suspicious/noTemplateCurlyInString: dpkg-query's own format, not a template
 const version = execFileSync('dpkg-query', ['-W', '-f=${Version}', 'slapd'], { encoding: 'utf8' });
 const hashes = await slappasswdHashes();
 const fixture = { generatedBy: `slappasswd from Debian slapd ${version}`, hashes };

@@ -6,6 +6,7 @@
 import net from 'node:net';
 import tls from 'node:tls';
 import { FrameReader } from '../server/protocol/index.js';
+import { errorCode, errorMessage } from '../errors.js';
 import {
   SEARCH_DONE, SEARCH_ENTRY, encodeSearch, encodeSimpleBind, encodeStartTls, encodeUnbind, readCode, readEntryDn, readMessage, readResult,
   type SearchSpec,
@@ -36,9 +37,10 @@ export class ConnectionError extends Error {
 const UNTRUSTED = /CERT|SELF_SIGNED|UNABLE_TO_VERIFY|UNABLE_TO_GET_ISSUER/;
 
 function describe(error: unknown): string {
-  const { code, message } = error as NodeJS.ErrnoException;
+  const code = errorCode(error);
+  const message = errorMessage(error);
   if (code && UNTRUSTED.test(code)) return `${message} (${code}): the server's certificate is not trusted; add its CA with NODE_EXTRA_CA_CERTS=ca.pem, or -X to trust any`;
-  return code ?? message ?? String(error);
+  return code ?? message;
 }
 
 const tlsOptions = (endpoint: Endpoint): tls.ConnectionOptions => ({

@@ -8,6 +8,7 @@ import yargs from 'yargs';
 import filters from '@ldapjs/filter';
 import { GeneratorError, parseGenerator, type GeneratorFactory } from './generators.js';
 import { TemplateError, argumentsUsed, compileTemplate, type Template } from './template.js';
+import { errorMessage, errorCode } from '../errors.js';
 
 /** OpenDJ's exit status for a bad argument (ERR_... CLIENT_SIDE_PARAM_ERROR). */
 export const USAGE_EXIT_CODE = 89;
@@ -94,7 +95,7 @@ function readPasswordFile(file: string): Buffer {
   try {
     bytes = readFileSync(file);
   } catch (error) {
-    fail(`-j: cannot read password file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    fail(`-j: cannot read password file ${file}: ${errorCode(error) ?? String(error)}`);
   }
   const end = bytes.indexOf(0x0a);
   const line = end < 0 ? bytes : bytes.subarray(0, end);
@@ -154,7 +155,7 @@ function checkFilter(filter: Template, argumentCount: number): void {
   try {
     filters.parseString(sample);
   } catch (error) {
-    fail(`the filter "${sample}" (arguments filled in) is not an LDAP filter: ${(error as Error).message}`);
+    fail(`the filter "${sample}" (arguments filled in) is not an LDAP filter: ${errorMessage(error)}`);
   }
 }
 

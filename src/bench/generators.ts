@@ -6,6 +6,7 @@
  * string (charset default [A-Za-z0-9]), anything else a static value.
  */
 import { readFileSync } from 'node:fs';
+import { errorCode } from '../errors.js';
 
 /** Makes the values for one worker (inc sequences are per worker). */
 export type Generator = () => string;
@@ -38,7 +39,7 @@ function fileLines(file: string, spec: string): string[] {
   try {
     text = readFileSync(file, 'utf8');
   } catch (error) {
-    throw new GeneratorError(`${spec}: cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new GeneratorError(`${spec}: cannot read ${file}: ${errorCode(error) ?? String(error)}`);
   }
   const lines = text.split(/\r?\n/).filter((line) => line !== '');
   if (lines.length === 0) throw new GeneratorError(`${spec}: ${file} has no lines`);

@@ -43,7 +43,7 @@ const PANEL_HEIGHT = 180;
 const LEFT = 60;
 const TOP = 40;
 
-const escape = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+const escapeXml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
 function niceMax(value: number): number {
   if (value <= 0) return 1;
@@ -83,10 +83,10 @@ function panel(results: readonly CaseResult[], spec: Panel, top: number, groupWi
   const scale = scaleFor(results.flatMap((item) => item.servers.map(spec.value)));
   const y = (value: number) => top + PANEL_HEIGHT - scale.at(value) * PANEL_HEIGHT;
   const title = `${spec.title}${scale.log ? ' (log scale)' : ''}`;
-  const parts = [`<text x="${LEFT}" y="${top - 12}" font-weight="bold">${escape(title)}</text>`];
+  const parts = [`<text x="${LEFT}" y="${top - 12}" font-weight="bold">${escapeXml(title)}</text>`];
   for (const tick of scale.ticks) {
     parts.push(`<line x1="${LEFT}" x2="${LEFT + groupWidth * results.length}" y1="${y(tick)}" y2="${y(tick)}" stroke="#ddd"/>`,
-      `<text x="${LEFT - 6}" y="${y(tick) + 4}" text-anchor="end" font-size="10">${escape(spec.format(tick))}</text>`);
+      `<text x="${LEFT - 6}" y="${y(tick) + 4}" text-anchor="end" font-size="10">${escapeXml(spec.format(tick))}</text>`);
   }
   results.forEach((item, group) => {
     const x0 = LEFT + group * groupWidth + GROUP_GAP / 2;
@@ -94,11 +94,11 @@ function panel(results: readonly CaseResult[], spec: Panel, top: number, groupWi
       const value = spec.value(result);
       const x = x0 + i * BAR;
       parts.push(`<rect x="${x}" y="${y(value)}" width="${BAR - 4}" height="${top + PANEL_HEIGHT - y(value)}" fill="${COLOURS[result.server]}"/>`,
-        `<text x="${x + (BAR - 4) / 2}" y="${y(value) - 3}" text-anchor="middle" font-size="9">${escape(spec.format(value))}</text>`);
+        `<text x="${x + (BAR - 4) / 2}" y="${y(value) - 3}" text-anchor="middle" font-size="9">${escapeXml(spec.format(value))}</text>`);
     });
     const centre = x0 + (item.servers.length * BAR) / 2;
     const cost = item.iterations ? `<tspan x="${centre}" dy="12">${item.iterations} iterations</tspan>` : '';
-    parts.push(`<text x="${centre}" y="${top + PANEL_HEIGHT + 14}" text-anchor="middle" font-size="10">{${escape(item.scheme)}}${cost}</text>`);
+    parts.push(`<text x="${centre}" y="${top + PANEL_HEIGHT + 14}" text-anchor="middle" font-size="10">{${escapeXml(item.scheme)}}${cost}</text>`);
   });
   return parts;
 }
@@ -114,7 +114,7 @@ export function svgChart(results: readonly CaseResult[], caption: string): strin
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="white"/>`,
-    `<text x="${LEFT}" y="18" font-size="11" fill="#555">${escape(caption)}</text>`,
+    `<text x="${LEFT}" y="18" font-size="11" fill="#555">${escapeXml(caption)}</text>`,
     ...panel(results, { title: 'binds per second', value: (r) => r.summary.throughput, format: thousands }, TOP + 20, groupWidth),
     ...panel(results, { title: 'p99.9 response time (ms)', value: (r) => r.summary.p999Ms, format: (v) => (v >= 10 ? thousands(v) : fixed(v, 1)) }, TOP + PANEL_HEIGHT + 80, groupWidth),
     ...legend,

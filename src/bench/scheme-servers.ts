@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from './run.js';
 import { canConnect, createSlapd, freePort } from './slapd.js';
+import { errorMessage } from '../errors.js';
 
 /** bin/leveldap.js, from dist/src/bench/. */
 export const LEVELDAP_BIN = fileURLToPath(new URL('../../../bin/leveldap.js', import.meta.url));
@@ -74,7 +75,7 @@ export async function startLeveldap(ldifFile: string, dir: string, plugins: read
     await waitForPort(port, () => child.exitCode !== null);
   } catch (error) {
     await stop();
-    throw new Error(`${(error as Error).message}\n${stderr}`);
+    throw new Error(`${errorMessage(error)}\n${stderr}`);
   }
   return { name: 'leveldap', port, pid: child.pid!, stop };
 }

@@ -13,6 +13,7 @@ import { delimiter, join } from 'node:path';
 import { randomBytes } from 'node:crypto';
 import { collect, run } from './run.js';
 import { cancelOnExit, onExit } from './exit-cleanup.js';
+import { errorMessage } from '../errors.js';
 
 export interface SlapdOptions {
   readonly suffix?: string;
@@ -178,7 +179,7 @@ export async function createSlapd(options: SlapdOptions = {}): Promise<Slapd> {
       child = undefined;
       port = 0;
       const stderr = output().trim();
-      throw new Error(`slapd did not start on ${url}: ${(error as Error).message}${stderr ? `\nslapd stderr:\n${stderr}` : ''}`);
+      throw new Error(`slapd did not start on ${url}: ${errorMessage(error)}${stderr ? `\nslapd stderr:\n${stderr}` : ''}`);
     }
   }
 

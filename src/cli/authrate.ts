@@ -8,6 +8,7 @@ import { CONNECT_ERROR, ConnectionError } from '../bench/authrate-connection.js'
 import { probe, startAuthrate, type AuthrateListener } from '../bench/authrate-engine.js';
 import { csvHeader, csvRow, jsonSummary, tableHeader, tableRow, warmUpMessage } from '../bench/authrate-report.js';
 import type { StatsRow } from '../bench/authrate-stats.js';
+import { asError } from '../errors.js';
 
 function print(lines: string | readonly string[]): void {
   process.stdout.write(`${typeof lines === 'string' ? lines : lines.join('\n')}\n`);
@@ -51,7 +52,7 @@ function exitOn(error: unknown): void {
     process.stderr.write(`authrate: ${error.message}\n`);
     process.exitCode = CONNECT_ERROR;
   } else {
-    process.stderr.write(`authrate: ${(error as Error)?.stack ?? String(error)}\n`);
+    process.stderr.write(`authrate: ${asError(error).stack}\n`);
     process.exitCode = 1;
   }
 }

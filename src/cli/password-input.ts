@@ -1,6 +1,7 @@
 /** Where a command gets a password from: the argument, a file, or standard input. */
 import { readFile } from 'node:fs/promises';
 import { CliError } from './errors.js';
+import { errorCode } from '../errors.js';
 
 async function readStdin(): Promise<Buffer> {
   if (process.stdin.isTTY) {
@@ -28,6 +29,6 @@ export async function readPassword(argument: string | undefined, file: string | 
   try {
     return stripLineEnding(await readFile(file));
   } catch (error) {
-    throw new CliError(`cannot read password file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new CliError(`cannot read password file ${file}: ${errorCode(error) ?? String(error)}`);
   }
 }

@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import type { Argv, Options } from 'yargs';
 import { DEFAULT_POLICY, POLICY_SETTINGS, flagOf, settingProblem, type PasswordPolicy, type PolicySetting } from '../password/index.js';
 import { CliError } from './errors.js';
+import { errorMessage, errorCode } from '../errors.js';
 
 export interface PolicyFileOption {
   config?: string;
@@ -58,12 +59,12 @@ async function readJson(file: string): Promise<unknown> {
   try {
     text = await readFile(file, 'utf8');
   } catch (error) {
-    throw new CliError(`cannot read --config file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new CliError(`cannot read --config file ${file}: ${errorCode(error) ?? String(error)}`);
   }
   try {
     return JSON.parse(text) as unknown;
   } catch (error) {
-    throw new CliError(`--config ${file} is not valid JSON: ${(error as Error).message}`);
+    throw new CliError(`--config ${file} is not valid JSON: ${errorMessage(error)}`);
   }
 }
 

@@ -4,6 +4,7 @@ import { createSecureContext } from 'node:tls';
 import type { Argv } from 'yargs';
 import type { TlsConfig } from '../server/config.js';
 import { CliError } from './errors.js';
+import { errorMessage, errorCode } from '../errors.js';
 
 export interface TlsOptions {
   'tls-cert'?: string;
@@ -26,7 +27,7 @@ async function readPem(flag: string, file: string): Promise<Buffer> {
   try {
     return await readFile(file);
   } catch (error) {
-    throw new CliError(`cannot read ${flag} file ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new CliError(`cannot read ${flag} file ${file}: ${errorCode(error) ?? String(error)}`);
   }
 }
 
@@ -35,7 +36,7 @@ function checkPair(cert: Buffer, key: Buffer, files: string): void {
   try {
     createSecureContext({ cert, key });
   } catch (error) {
-    throw new CliError(`cannot use ${files} for TLS: ${(error as Error).message}`);
+    throw new CliError(`cannot use ${files} for TLS: ${errorMessage(error)}`);
   }
 }
 

@@ -11,6 +11,7 @@ import { hashPasswords, type HashPolicy } from './passwords.js';
 import type { Settled } from './pipeline.js';
 import { readLdifBatches } from './reader.js';
 import type { LdifRecord } from './types.js';
+import { errorMessage } from '../errors.js';
 
 export interface ImportOptions {
   readonly hash: HashPolicy;
@@ -51,7 +52,7 @@ function toEntry(record: LdifRecord): Entry {
 }
 
 function problemOf(record: LdifRecord, error: unknown): ImportProblem {
-  return new ImportProblem(record.line, record.dn, (error as Error).message);
+  return new ImportProblem(record.line, record.dn, errorMessage(error));
 }
 
 /** The record as an entry ready to store; a promise only when a password must be hashed. */

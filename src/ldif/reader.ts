@@ -15,6 +15,7 @@ import { readFile, stat } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import { LdifError, quoteLine } from './errors.js';
 import type { LdifChange, LdifControl, LdifRecord, LdifValue } from './types.js';
+import { errorCode, errorMessage } from '../errors.js';
 
 export interface ReadLdifOptions {
   /** Largest record (its lines' bytes, and any one `:<` file) accepted. Default 64 MiB. */
@@ -296,7 +297,7 @@ function filePathOf(url: string, line: number): string {
   try {
     return fileURLToPath(url);
   } catch (error) {
-    throw new LdifError(line, `invalid file URL ${quoteLine(url)}: ${(error as Error).message}`);
+    throw new LdifError(line, `invalid file URL ${quoteLine(url)}: ${errorMessage(error)}`);
   }
 }
 
@@ -312,8 +313,7 @@ async function readFileValue(field: Field, maxBytes: number): Promise<Buffer> {
     return await readFile(path);
   } catch (error) {
     if (error instanceof LdifError) throw error;
-    const { code, message } = error as NodeJS.ErrnoException;
-    throw new LdifError(field.line, `cannot read ${url}: ${code ?? message}`);
+    throw new LdifError(field.line, `cannot read ${url}: ${errorCode(error) ?? errorMessage(error)}`);
   }
 }
 
@@ -324,7 +324,7 @@ async function readFileValues(references: readonly Field[], maxBytes: number): P
 }
 
 /** A value's bytes: inline ones decoded, `:<` ones from the files read beforehand. */
-function valueOf(field: Field, files: FileValues): Buffer {
+function fieldValue(field: Field, files: FileValues): Buffer {
   return field.form === 'url' ? files.get(field.line)! : inlineValue(field);
 }
 
@@ -444,7 +444,7 @@ class RecordParser {
     const attributes: LdifValue[] = [];
     for (let field = cursor.next(); field !== undefined; field = cursor.next()) {
       if (field.name === '-') throw new LdifError(field.line, 'expected "attribute: value", got "-"');
-      attributes.push({ name: field.name, value: valueOf(field, this.files) });
+      attributes.push({ name: field.name, value: fieldValue(field, this.files) });
     }
     if (attributes.length === 0) throw new LdifError(line, 'the record has no "attribute: value" lines');
     return attributes;
@@ -474,7 +474,7 @@ class RecordParser {
       if (field.lower !== lower) {
         throw new LdifError(field.line, `expected "-" or a "${attribute}" value in the "${op}: ${attribute}" section, got ${quoteLine(field.name)}`);
       }
-      values.push(valueOf(field, this.files));
+      values.push(fieldValue(field, this.files));
     }
     if (op === 'increment' && values.length !== 1) {
       throw new LdifError(head.line, `"increment: ${attribute}" needs exactly one value, got ${values.length}`);
@@ -499,7 +499,7 @@ class RecordParser {
 
   private control(field: Field): LdifControl {
     const { type, critical, value } = controlParts(field);
-    return value === undefined ? { type, critical } : { type, critical, value: valueOf(value, this.files) };
+    return value === undefined ? { type, critical } : { type, critical, value: fieldValue(value, this.files) };
   }
 }
 

@@ -8,6 +8,7 @@
 import type { PasswordScheme, SchemeParams } from '../../schemes/scheme.js';
 import { SchemeError } from './errors.js';
 import { parseStoredValue, type SchemeRegistry } from './registry.js';
+import { errorMessage } from '../errors.js';
 
 /** PBKDF2-SHA256 at 10,000 iterations: what OpenLDAP pw-pbkdf2 writes, readable by OpenLDAP and 389 DS. */
 export const DEFAULT_SCHEME = 'PBKDF2-SHA256';
@@ -127,7 +128,7 @@ function requireScheme(registry: SchemeRegistry, name: string, setting: string):
   try {
     return registry.require(name);
   } catch (error) {
-    throw new SchemeError(`${setting}: ${(error as Error).message}`);
+    throw new SchemeError(`${setting}: ${errorMessage(error)}`);
   }
 }
 

@@ -46,7 +46,7 @@ export class AddressCounts {
     return this.locked(() => {
       const slot = this.find(address, true);
       if (slot === -1 || this.table[slot + COUNT]! >= max) return false;
-      this.table[slot + COUNT] += 1;
+      this.table[slot + COUNT] = this.table[slot + COUNT]! + 1;
       return true;
     });
   }
@@ -56,7 +56,7 @@ export class AddressCounts {
     this.locked(() => {
       const slot = this.find(address, false);
       if (slot === -1) return;
-      this.table[slot + COUNT] -= 1;
+      this.table[slot + COUNT] = this.table[slot + COUNT]! - 1;
       if (this.table[slot + COUNT]! <= 0) this.remove((slot - HEADER) / SLOT);
     });
   }

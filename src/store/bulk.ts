@@ -8,6 +8,7 @@ import { normalizeDn, parseDn, type Dn } from './dn.js';
 import type { Entry } from './entry.js';
 import { ancestorKeys, metaKey } from './keys.js';
 import type { BatchOp, DirectoryStore } from './store.js';
+import { asError } from '../errors.js';
 
 export interface BulkOptions {
   /** creatorsName/modifiersName for entries that do not carry them. */
@@ -59,7 +60,7 @@ export class BulkLoader {
         const dn = parseDn(entry.dn);
         return { entry, dn, keys: ancestorKeys(dn) };
       } catch (error) {
-        return error as Error;
+        return asError(error);
       }
     });
     const known = await this.store.existing(this.unknownKeys(parsed));
@@ -100,7 +101,7 @@ export class BulkLoader {
       if (plan.newSuffix) this.firstSuffixFree = false;
       return undefined;
     } catch (error) {
-      return error as Error;
+      return asError(error);
     }
   }
 

@@ -8,6 +8,7 @@
 import type { Attribute, Entry } from './entry.js';
 import { StoreError } from './errors.js';
 import { namesOf } from './schema.js';
+import { errorMessage } from '../errors.js';
 
 const RECORD_FORMAT = 1;
 
@@ -90,7 +91,7 @@ export function decodeEntry(buffer: Buffer): Entry {
     return { dn, attributes };
   } catch (error) {
     if (error instanceof StoreError) throw error;
-    throw new StoreError(`corrupt entry record: ${(error as Error).message}`);
+    throw new StoreError(`corrupt entry record: ${errorMessage(error)}`);
   }
 }
 
@@ -149,6 +150,6 @@ export function decodeValues(buffer: Buffer, description: string): Buffer[] {
     return found;
   } catch (error) {
     if (error instanceof StoreError) throw error;
-    throw new StoreError(`corrupt entry record: ${(error as Error).message}`);
+    throw new StoreError(`corrupt entry record: ${errorMessage(error)}`);
   }
 }

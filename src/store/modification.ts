@@ -31,10 +31,10 @@ export function applyModifications(entry: Entry, modifications: readonly Modific
 
 function applyOne(entry: WorkingEntry, modification: Modification): void {
   switch (modification.op) {
-    case 'add': return addValues(entry, modification);
-    case 'delete': return deleteValues(entry, modification);
-    case 'replace': return replaceValues(entry, modification);
-    case 'increment': return increment(entry, modification);
+    case 'add': addValues(entry, modification); break;
+    case 'delete': deleteValues(entry, modification); break;
+    case 'replace': replaceValues(entry, modification); break;
+    case 'increment': increment(entry, modification); break;
   }
 }
 
@@ -47,7 +47,10 @@ function addValues(entry: WorkingEntry, { attribute: name, values }: Modificatio
   if (values.length === 0) throw new DirectoryError('protocolError', `modify/add: ${name}: no values given`);
   checkValues(name, values);
   const attribute = entry.find(name);
-  if (!attribute) return entry.replace(name, values);
+  if (!attribute) {
+    entry.replace(name, values);
+    return;
+  }
   const normalize = normalizer(name);
   const positions = WorkingEntry.positionsOf(attribute, normalize);
   const keys = values.map(normalize);
@@ -67,7 +70,10 @@ function addValues(entry: WorkingEntry, { attribute: name, values }: Modificatio
 function deleteValues(entry: WorkingEntry, { attribute: name, values }: Modification): void {
   const attribute = entry.find(name);
   if (!attribute) throw new DirectoryError('noSuchAttribute', `modify/delete: ${name}: no such attribute`);
-  if (values.length === 0) return entry.replace(name, []);
+  if (values.length === 0) {
+    entry.replace(name, []);
+    return;
+  }
   const normalize = normalizer(name);
   const positions = WorkingEntry.positionsOf(attribute, normalize);
   for (const value of values) {

@@ -21,6 +21,7 @@ import { WriteRecovery, type RecoveryDb, type StoreLog } from './recovery.js';
 import { typeKey } from './schema.js';
 import { checkEntry } from './validate.js';
 import { FULL, WriteGate, type Pass } from './write-gate.js';
+import { errorMessage, asError } from '../errors.js';
 
 /** The on-disk layout this code reads and writes. */
 export const STORE_FORMAT = '1';
@@ -103,7 +104,7 @@ async function openLevel(dir: string, createIfMissing: boolean, cacheMb: number,
     if (cause?.code === 'LEVEL_LOCKED') {
       throw new StoreError(`the database ${dir} is in use by another process (is a leveldap server running on it?)`);
     }
-    throw new StoreError(`cannot open the database ${dir}: ${cause?.message ?? (error as Error).message}`);
+    throw new StoreError(`cannot open the database ${dir}: ${cause?.message ?? errorMessage(error)}`);
   }
 }
 
@@ -322,10 +323,10 @@ export class DirectoryStore {
   private failed(pass: Pass, error: unknown): Error {
     if (NOT_WRITTEN.has((error as { code?: string }).code ?? '')) {
       this.gate.withdrawn(pass);
-      return error as Error;
+      return asError(error);
     }
     if (this.gate.failed(pass)) this.recovery.start(error);
-    return new DirectoryError('other', `entry update failed: the database could not be written (${(error as Error).message.replace(/^.*: /, '')}); writes are suspended`);
+    return new DirectoryError('other', `entry update failed: the database could not be written (${errorMessage(error).replace(/^.*: /, '')}); writes are suspended`);
   }
 
   /** The closest existing ancestor of `dn` (for a result's matchedDN), or undefined. */

@@ -111,8 +111,8 @@ describe('import-ldif and export-ldif: round trip', () => {
       assert.equal(new Set(records.map((record) => record.dn.toLowerCase())).size, 302);
       const [stored] = textValues(recordOf(records, `uid=user.0,${PEOPLE_DN}`), 'userPassword');
       assert.ok(stored?.startsWith('{PBKDF2-SHA256}10000$'), `default scheme, got ${stored}`);
-      assert.equal(await verifyPassword(stored, 'password'), 0);
-      assert.equal(await verifyPassword(stored, 'passwore'), 1);
+      assert.equal(await verifyPassword(stored!, 'password'), 0);
+      assert.equal(await verifyPassword(stored!, 'passwore'), 1);
 
       const second = await importLdif(dir, exported, ['--no-compact'], join(dir, 'db2'));
       assert.equal(second.code, 0, second.stderr);

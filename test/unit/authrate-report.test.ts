@@ -31,7 +31,7 @@ describe('authrate report', () => {
     assert.ok(lines.every((line) => line.length === lines[0]!.length), lines.join('\n'));
     assert.match(lines[1]!, /\| +Additional +\|$/);
     assert.match(lines[2]!, /\| +Statistics +\|$/);
-    assert.match(lines[3]!, /\|  err\/sec bind time % \|$/);
+    assert.match(lines[3]!, /\| {2}err\/sec bind time % \|$/);
     assert.match(lines[5]!, /\| +0\.0 +62\.5 \|$/);
     assert.match(csvRow(ROW, true), /,0\.0,62\.5$/, 'no padding in the CSV');
     assert.match(csvHeader([99.9], true), /,Errors\/second,bind time %$/);

@@ -487,7 +487,7 @@ describe('syntax details', () => {
     const ldif = text('DN: cn=a,dc=x', 'ChangeType: Add', 'objectClass: top', '', 'Dn: cn=b,dc=x', 'changetype: DELETE');
     const records = await parseLdif(ldif);
     assert.deepEqual(records.map((r) => r.kind), ['add', 'delete']);
-    assert.deepEqual(records[0]!.kind === 'add' && records[0].attributes, [value('objectClass', 'top')]);
+    assert.deepEqual(records[0]!.kind === 'add' && records[0]!.attributes, [value('objectClass', 'top')]);
   });
 
   test('values: FILL removed, trailing spaces kept, empty values, spaces after base64 ignored', async () => {
@@ -501,7 +501,7 @@ describe('syntax details', () => {
   test('plain values may hold raw UTF-8 and other bytes, kept byte for byte', async () => {
     const bytes = Buffer.concat([Buffer.from('dn: cn=a\ncn: '), Buffer.from([0xc3, 0xa9, 0xff, 0x01]), Buffer.from('\n')]);
     const [record] = await collect([bytes]);
-    assert.deepEqual(record!.kind === 'entry' && record.attributes, [value('cn', Buffer.from([0xc3, 0xa9, 0xff, 0x01]))]);
+    assert.deepEqual(record!.kind === 'entry' && record!.attributes, [value('cn', Buffer.from([0xc3, 0xa9, 0xff, 0x01]))]);
   });
 
   test('version line: optional, alone in its own group, or followed directly by the first record', async () => {
@@ -553,7 +553,7 @@ describe('chunk boundaries', () => {
 
   test('bytes in chunks of 1-3, splitting UTF-8 characters and CRLFs, read the same as one chunk', async () => {
     const whole = await parseLdif(utf8Ldif);
-    assert.equal(whole[0]!.kind === 'entry' && whole[0].attributes[0]!.value.toString(), 'ou: 営業部 — 🔑 ü'.slice(4));
+    assert.equal(whole[0]!.kind === 'entry' && whole[0]!.attributes[0]!.value.toString(), 'ou: 営業部 — 🔑 ü'.slice(4));
     for (const seed of [1, 2, 3, 4, 5]) {
       assert.deepEqual(await collect(smallChunks(Buffer.from(utf8Ldif), seed)), whole, `seed ${seed}`);
       const crlf = Buffer.from(utf8Ldif.replaceAll('\n', '\r\n'));

@@ -103,7 +103,7 @@ describe('formatLdifEntry: folding', () => {
     const text = formatLdifEntry(entry('cn=a', ['cn', value]), { foldAt: 9 });
     assert.match(text, /\n {2}/);
     const [record] = await parseLdif(text);
-    assert.deepEqual(record!.kind === 'entry' && record.attributes[0]!.value.toString(), value);
+    assert.deepEqual(record!.kind === 'entry' && record!.attributes[0]!.value.toString(), value);
   });
 });
 

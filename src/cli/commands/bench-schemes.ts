@@ -15,6 +15,7 @@ import { formatMicros, formatRate } from '../../bench/timing.js';
 import { CliError } from '../errors.js';
 import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
 import { formatTable } from '../table.js';
+import { errorMessage } from '../../errors.js';
 
 interface BenchArgs extends SchemeOptions {
   micro: boolean;
@@ -74,7 +75,7 @@ async function cases(args: BenchArgs, parseCase: (text: string) => SchemeCase): 
       registry.require(item.scheme);
       return item;
     } catch (error) {
-      throw new CliError(`--scheme ${text}: ${(error as Error).message}`);
+      throw new CliError(`--scheme ${text}: ${errorMessage(error)}`);
     }
   });
 }

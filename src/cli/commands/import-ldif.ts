@@ -11,6 +11,7 @@ import { CliError } from '../errors.js';
 import { policyFromOptions, withPolicyFileOption, type PolicyFileOption } from '../policy-options.js';
 import { createProgress, type Progress } from '../progress.js';
 import { registryFromOptions, schemeParams, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
+import { errorCode } from '../../errors.js';
 
 interface ImportArgs extends SchemeOptions, DataOptions, PolicyFileOption {
   file: string;
@@ -58,7 +59,7 @@ async function inputSize(file: string): Promise<number | undefined> {
   try {
     return (await stat(file)).size;
   } catch (error) {
-    throw new CliError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code ?? String(error)}`);
+    throw new CliError(`cannot read ${file}: ${errorCode(error) ?? String(error)}`);
   }
 }
 

@@ -65,7 +65,7 @@ function threadCpuSeconds(pid: number, tid: number): number {
 }
 import { canConnect, freePort } from '../src/bench/slapd.js';
 import { createRegistry, DEFAULT_SCHEME, type SchemeRegistry, type VerifyResult } from '../src/password/index.js';
-import { decodeRequest, encodeBindResponse, FrameReader } from '../src/server/protocol/index.js';
+import { decodeRequest, encodeBindResponse, FrameReader } from '../src/protocol/index.js';
 import { DEFAULT_LIMITS, startServer } from '../src/server/index.js';
 import { parseDn } from '../src/store/dn.js';
 import { dnKey, entryKey } from '../src/store/keys.js';

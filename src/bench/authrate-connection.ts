@@ -5,7 +5,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import { FrameReader } from '../server/protocol/index.js';
+import { FrameReader } from '../protocol/index.js';
 import { errorCode, errorMessage } from '../errors.js';
 import {
   SEARCH_DONE, SEARCH_ENTRY, encodeSearch, encodeSimpleBind, encodeStartTls, encodeUnbind, readCode, readEntryDn, readMessage, readResult,

@@ -4,7 +4,7 @@
  */
 import net from 'node:net';
 import hdr from 'hdr-histogram-js';
-import { FrameReader } from '../server/protocol/index.js';
+import { FrameReader } from '../protocol/index.js';
 import { encodeSimpleBind, readResult } from './bind-wire.js';
 
 export interface BindTarget {

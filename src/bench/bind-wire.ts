@@ -5,8 +5,8 @@
  */
 import {
   elementSize, integerSize, stringLength, writeHeader, writeInteger, writeOctets, writeString,
-} from '../server/protocol/tlv.js';
-import { START_TLS_OID } from '../server/protocol/index.js';
+} from '../protocol/tlv.js';
+import { START_TLS_OID } from '../protocol/index.js';
 
 function lengthBytes(length: number): Buffer {
   if (length < 0x80) return Buffer.from([length]);

@@ -6,7 +6,7 @@ import type { ServerConfig } from './config.js';
 import type { BindDecoys } from './bind-decoys.js';
 import type { Counters } from './counters.js';
 import type { PolicyRuntime } from './password-policy.js';
-import type { Control, Result } from './protocol/types.js';
+import type { Control, Result } from '../protocol/types.js';
 import type { Scheduler } from './scheduler.js';
 import type { ThreadLoad } from './thread-load.js';
 import type { OperationSignal, Session } from './session.js';

@@ -5,9 +5,9 @@
  */
 import { dnSizeProblem, DirectoryError, ResultCode } from '../store/index.js';
 import { dnLimitsOf, type Limits } from './config.js';
-import { ProtocolError } from './protocol/index.js';
-import { encodeBindResponse, encodeExtendedResponse, encodeResult, encodeSearchDone, ResponseOp, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from './protocol/index.js';
-import type { Request } from './protocol/types.js';
+import { ProtocolError } from '../protocol/index.js';
+import { encodeBindResponse, encodeExtendedResponse, encodeResult, encodeSearchDone, ResponseOp, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from '../protocol/index.js';
+import type { Request } from '../protocol/types.js';
 import type { OperationContext, Reply } from './context.js';
 import { Abandoned } from './errors.js';
 import { bind } from './handlers/bind.js';

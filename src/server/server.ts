@@ -17,7 +17,7 @@ import { ResultCode } from '../store/index.js';
 import { AddressCounts, clientAddress } from './address-counts.js';
 import type { Limits } from './config.js';
 import type { ServerContext } from './context.js';
-import { encodeNoticeOfDisconnection } from './protocol/index.js';
+import { encodeNoticeOfDisconnection } from '../protocol/index.js';
 import { Connection } from './connection.js';
 import { COUNTER } from './counters.js';
 import { listenOn } from './listen-socket.js';

@@ -15,7 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Duplex } from 'node:stream';
 import tls from 'node:tls';
-import { FrameReader } from '../../src/server/protocol/index.js';
+import { FrameReader } from '../../src/protocol/index.js';
 import { findProgram } from '../helpers/slapd.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, Op, parseLdifOutput, parseResponse, RawConnection, valuesOf, type Credentials, type Response } from '../helpers/ldap-client.js';

@@ -4,7 +4,7 @@ import filters from '@ldapjs/filter';
 import {
   SEARCH_DONE, SEARCH_ENTRY, encodeSearch, encodeSimpleBind, encodeStartTls, readCode, readEntryDn, readMessage, readResult,
 } from '../../src/bench/bind-wire.js';
-import { START_TLS_OID, decodeRequest, decodeRequestFully, encodeBindResponse, encodeSearchDone, encodeSearchEntry } from '../../src/server/protocol/index.js';
+import { START_TLS_OID, decodeRequest, decodeRequestFully, encodeBindResponse, encodeSearchDone, encodeSearchEntry } from '../../src/protocol/index.js';
 
 // The load clients' hand-written encodings, read back by the server's own decoder, and the
 // server's responses read by the clients' minimal readers.

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { decodePasswordModify, encodePasswordModifyResponse, ProtocolError } from '../../src/server/protocol/index.js';
+import { decodePasswordModify, encodePasswordModifyResponse, ProtocolError } from '../../src/protocol/index.js';
 import { passwordModifyValue } from '../helpers/ldap-requests.js';
 
 const require = createRequire(import.meta.url);

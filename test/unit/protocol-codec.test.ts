@@ -20,8 +20,8 @@ import {
   ProtocolError,
   ResponseOp,
   type Request,
-} from '../../src/server/protocol/index.js';
-import type { Filter } from '../../src/server/filter/types.js';
+} from '../../src/protocol/index.js';
+import type { Filter } from '../../src/protocol/filter.js';
 
 // The independent encoder and decoder: ldapjs's own message classes (typed loosely, test only).
 const require = createRequire(import.meta.url);

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { DEFAULT_MAX_FRAME_BYTES, FrameError, FrameReader, decodeRequest } from '../../src/server/protocol/index.js';
+import { DEFAULT_MAX_FRAME_BYTES, FrameError, FrameReader, decodeRequest } from '../../src/protocol/index.js';
 
 const require = createRequire(import.meta.url);
 const messages: any = require('@ldapjs/messages');

@@ -5,7 +5,7 @@
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { peekRequest, ProtocolError } from '../../src/server/protocol/index.js';
+import { peekRequest, ProtocolError } from '../../src/protocol/index.js';
 import { RequestQueue } from '../../src/server/request-queue.js';
 import { ThreadLoad } from '../../src/server/thread-load.js';
 import { bindRequest, deleteRequest, searchRequest } from '../helpers/ldap-requests.js';

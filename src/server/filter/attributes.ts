@@ -1,7 +1,7 @@
 /** Attribute descriptions in filters: which values of an entry a description selects. */
 import { values, type Entry } from '../../store/entry.js';
 import { typeKey } from '../../store/schema.js';
-import type { Filter } from './types.js';
+import type { Filter } from '../../protocol/filter.js';
 
 /** Whether a filter's attribute description is well formed; a malformed one makes the item Undefined. */
 export { validDescription } from '../../store/schema.js';

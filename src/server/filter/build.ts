@@ -2,7 +2,7 @@
  * Filters built in code: `and(equality('objectClass', 'person'), substrings('cn', { initial: 'J' }))`.
  * Values may be strings (UTF-8) or octets. For defaults the server sends and for tests.
  */
-import type { Filter } from './types.js';
+import type { Filter } from '../../protocol/filter.js';
 
 type Value = string | Buffer;
 

@@ -12,7 +12,7 @@ import { values, type Entry } from '../../store/entry.js';
 import { attributeType, typeKey } from '../../store/schema.js';
 import { attributeValues, validDescription } from './attributes.js';
 import { matchingRule } from './rules.js';
-import type { Filter } from './types.js';
+import type { Filter } from '../../protocol/filter.js';
 import {
   approxFormTest, equalityFormTest, equalityTest, orderingByRule, substringsFormTest, type FormTest, type Truth, type ValueTest,
 } from './values.js';

@@ -4,7 +4,7 @@
  * non-ASCII byte of a value that is not UTF-8, as `\xx`; unescaping gives back the exact octets,
  * so two different filters never print the same.
  */
-import type { Filter } from './types.js';
+import type { Filter } from '../../protocol/filter.js';
 
 const SPECIAL = new Set(['*', '(', ')', '\\']);
 const NON_PRINTABLE = /\p{C}/u;

@@ -5,7 +5,7 @@
  */
 import type { IndexHint } from '../../store/store.js';
 import { attributeType } from '../../store/schema.js';
-import type { Filter } from './types.js';
+import type { Filter } from '../../protocol/filter.js';
 
 type ValueItem = Extract<Filter, { readonly attribute: string; readonly value: Buffer }>;
 type Term = ValueItem | Extract<Filter, { type: 'present' }>;

@@ -1,5 +1,5 @@
 /** Search filters: evaluation (three-valued), the index hint for the store, and RFC 4515 text. */
-export type { Filter } from './types.js';
+export type { Filter } from '../../protocol/filter.js';
 export { matches, compileFilter, type MatchContext, type FilterTest, type Truth } from './evaluate.js';
 export { indexHint } from './hint.js';
 export { filterToString, escapeFilterValue } from './format.js';

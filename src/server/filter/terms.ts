@@ -5,7 +5,7 @@
  * --max-filter-terms), the cost budget of a search (terms x entries examined) and a search's
  * weight among a connection's operations in flight.
  */
-import type { Filter } from './types.js';
+import type { Filter } from '../../protocol/filter.js';
 
 const counted = new WeakMap<Filter, number>();
 

@@ -5,7 +5,7 @@
  * Only an entry named by --base-dn may start a naming context.
  */
 import { addEntry, normalizeDn, parseDn, ResultCode } from '../../store/index.js';
-import type { Request } from '../protocol/types.js';
+import type { Request } from '../../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { valuesToStore } from '../password-values.js';

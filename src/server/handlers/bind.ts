@@ -12,7 +12,7 @@
  */
 import { formatDn, normalizeDn, parseDn, values, ResultCode, type Dn, type Entry } from '../../store/index.js';
 import type { OperationContext, Reply } from '../context.js';
-import type { Request } from '../protocol/types.js';
+import type { Request } from '../../protocol/types.js';
 import { verifiedValues } from '../password-values.js';
 
 type BindRequest = Extract<Request, { kind: 'bind' }>;

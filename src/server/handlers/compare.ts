@@ -1,7 +1,7 @@
 /** Compare (RFC 4511 4.10): compareTrue or compareFalse by the attribute's equality rule. */
 import { ResultCode, attributeType, normalizeDn, parseDn, values } from '../../store/index.js';
 import { matches } from '../filter/index.js';
-import type { Request } from '../protocol/types.js';
+import type { Request } from '../../protocol/types.js';
 import { readable, requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 

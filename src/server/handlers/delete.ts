@@ -1,6 +1,6 @@
 /** Delete (RFC 4511 4.8), for the admin: a leaf entry only (notAllowedOnNonLeaf), with its index keys. */
 import { deleteEntry, normalizeDn, parseDn, ResultCode } from '../../store/index.js';
-import type { Request } from '../protocol/types.js';
+import type { Request } from '../../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 

@@ -5,11 +5,11 @@
  * answer protocolError, as OpenLDAP does.
  */
 import { ResultCode } from '../../store/index.js';
-import type { Request } from '../protocol/types.js';
+import type { Request } from '../../protocol/types.js';
 import type { OperationContext, Reply } from '../context.js';
 import type { ServerConfig } from '../config.js';
 import { START_TLS_OID } from './start-tls.js';
-import { PASSWORD_MODIFY_OID } from '../protocol/index.js';
+import { PASSWORD_MODIFY_OID } from '../../protocol/index.js';
 import { passwordModify } from './password-modify.js';
 
 type ExtendedRequest = Extract<Request, { kind: 'extended' }>;

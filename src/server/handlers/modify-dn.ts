@@ -4,7 +4,7 @@
  * The new name must be free (entryAlreadyExists), the new superior must exist (noSuchObject).
  */
 import { normalizeDn, parseDn, renameEntry, DirectoryError, ResultCode } from '../../store/index.js';
-import type { Request } from '../protocol/types.js';
+import type { Request } from '../../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 

@@ -9,7 +9,7 @@
  */
 import { modifyEntry, normalizeDn, parseDn, typeKey, DirectoryError, ResultCode, type Entry, type Modification } from '../../store/index.js';
 import { applyModifications } from '../../store/modification.js';
-import type { Change, Request } from '../protocol/types.js';
+import type { Change, Request } from '../../protocol/types.js';
 import { requireAccess, writeRightFor } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { plainPasswords, refuseCurrentPassword, refuseManyPasswords, refuseSecondPassword, valuesToStore } from '../password-values.js';

@@ -9,8 +9,8 @@
 import { randomBytes } from 'node:crypto';
 import { dnSizeProblem, formatDn, modifyEntry, normalizeDn, parseDn, DirectoryError, ResultCode, type Dn, type Entry } from '../../store/index.js';
 import { dnLimitsOf } from '../config.js';
-import { decodePasswordModify, encodePasswordModifyResponse, type PasswordModifyRequest } from '../protocol/index.js';
-import type { Request } from '../protocol/types.js';
+import { decodePasswordModify, encodePasswordModifyResponse, type PasswordModifyRequest } from '../../protocol/index.js';
+import type { Request } from '../../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply, ServerContext } from '../context.js';
 import { matchesCurrent, passwordsToStore, plainPasswords, refuseCurrentPassword } from '../password-values.js';

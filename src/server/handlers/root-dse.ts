@@ -4,8 +4,8 @@
  */
 import { ResultCode, typeKey } from '../../store/index.js';
 import { matches } from '../filter/index.js';
-import { encodeSearchEntry, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from '../protocol/index.js';
-import type { Request } from '../protocol/types.js';
+import { encodeSearchEntry, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from '../../protocol/index.js';
+import type { Request } from '../../protocol/types.js';
 import { parseSelection } from '../attributes.js';
 import { supportedExtensions } from './extended.js';
 import type { OperationContext, Reply } from '../context.js';

@@ -1,8 +1,8 @@
 /** The simple paged results control (RFC 2696) on the search side: reading it and answering it. */
 import { DirectoryError, normalizeDn, ResultCode, type Entry } from '../../store/index.js';
 import { filterToString } from '../filter/index.js';
-import { decodePagedResults, encodePagedResults, PAGED_RESULTS_OID } from '../protocol/index.js';
-import type { Request } from '../protocol/types.js';
+import { decodePagedResults, encodePagedResults, PAGED_RESULTS_OID } from '../../protocol/index.js';
+import type { Request } from '../../protocol/types.js';
 import type { OperationContext, Reply } from '../context.js';
 import type { Matched } from '../paging.js';
 

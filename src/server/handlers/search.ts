@@ -6,8 +6,8 @@
  */
 import { ResultCode, normalizeDn, parseDn, type Entry } from '../../store/index.js';
 import { filterTerms, indexHint, matches, mentionsAttribute } from '../filter/index.js';
-import { encodeSearchEntry } from '../protocol/index.js';
-import type { Request } from '../protocol/types.js';
+import { encodeSearchEntry } from '../../protocol/index.js';
+import type { Request } from '../../protocol/types.js';
 import { parseSelection, selectAttributes, wantsComputed, type Selection } from '../attributes.js';
 import { readable, requireAccess, type Readable } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';

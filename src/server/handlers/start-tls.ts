@@ -6,8 +6,8 @@
  * it is for a slapd without TLS.
  */
 import { ResultCode } from '../../store/index.js';
-import { START_TLS_OID } from '../protocol/index.js';
-import type { Request } from '../protocol/types.js';
+import { START_TLS_OID } from '../../protocol/index.js';
+import type { Request } from '../../protocol/types.js';
 import type { Reply } from '../context.js';
 import type { Session } from '../session.js';
 

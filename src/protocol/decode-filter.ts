@@ -2,7 +2,7 @@
  * Search filters (RFC 4511 4.5.1) from BER. Nesting depth and the number of elements are
  * capped, so a hostile filter can neither exhaust the stack nor build a huge tree.
  */
-import type { Filter } from '../filter/types.js';
+import type { Filter } from './filter.js';
 import { ProtocolError } from './errors.js';
 import { hex, type BerInput } from './reader.js';
 

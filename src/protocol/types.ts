@@ -1,5 +1,5 @@
 /** LDAPv3 requests (RFC 4511) as the server sees them after decoding. Strings are UTF-8. */
-import type { Filter } from '../filter/types.js';
+import type { Filter } from './filter.js';
 
 export interface Control {
   readonly type: string;

@@ -8,7 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run, type RunResult } from './run.js';
+import { run, type RunResult } from '../../src/harness/run.js';
 
 export interface Credentials {
   readonly dn: string;

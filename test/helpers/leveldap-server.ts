@@ -11,8 +11,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { leveldapBin } from './paths.js';
-import { collect } from './run.js';
-import { cancelOnExit, onExit } from './cleanup.js';
+import { collect } from '../../src/harness/run.js';
+import { cancelOnExit, onExit } from '../../src/harness/exit-cleanup.js';
 
 export interface LeveldapOptions {
   /** Users made by make-ldif (uid=user.0 .. user.N-1, password "password"); default 1000. */

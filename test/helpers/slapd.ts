@@ -1,11 +1,9 @@
-/** The slapd harness (src/bench/slapd.ts, shared with bench-schemes) and ldapwhoami for tests. */
+/** The slapd harness (src/harness/slapd.ts, shared with bench-schemes) and ldapwhoami for tests. */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { requireProgram } from '../../src/bench/slapd.js';
-import { run, type RunResult } from '../../src/bench/run.js';
-
-export { canConnect, createSlapd, findProgram, freePort, slapdAvailable, type Slapd, type SlapdOptions } from '../../src/bench/slapd.js';
+import { requireProgram } from '../../src/harness/slapd.js';
+import { run, type RunResult } from '../../src/harness/run.js';
 
 /**
  * `ldapwhoami -x -H url -D dn -y file`, the password in a 0600 file so that it never shows on

@@ -2,8 +2,8 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from './run.js';
-import { findProgram } from './slapd.js';
+import { run } from '../../src/harness/run.js';
+import { findProgram } from '../../src/harness/slapd.js';
 
 export const SLAPPASSWD = findProgram('slappasswd');
 const MODULE_PATH = '/usr/lib/ldap';

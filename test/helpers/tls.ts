@@ -6,7 +6,7 @@
  */
 import { chmod, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { run } from './run.js';
+import { run } from '../../src/harness/run.js';
 
 /** Paths of PEM files in the directory given. */
 export interface TestCertificate {

@@ -8,8 +8,8 @@ import { closeSync, mkdtempSync, openSync, rmSync, writeSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { cancelOnExit, onExit } from './cleanup.js';
-import { findProgram } from './slapd.js';
+import { cancelOnExit, onExit } from '../../src/harness/exit-cleanup.js';
+import { findProgram } from '../../src/harness/slapd.js';
 
 export interface Tmpfs {
   readonly path: string;

@@ -9,10 +9,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
 import { join } from 'node:path';
-import { run, collect } from '../helpers/run.js';
+import { run, collect } from '../../src/harness/run.js';
 import { leveldapBin, repoRoot } from '../helpers/paths.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
-import { createSlapd, slapdAvailable, type Slapd } from '../helpers/slapd.js';
+import { createSlapd, slapdAvailable, type Slapd } from '../../src/harness/slapd.js';
 import { makeTestCertificate } from '../helpers/tls.js';
 
 const authrate = join(repoRoot, 'bin', 'authrate.js');

@@ -5,8 +5,8 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fixturePath, leveldapBin } from '../helpers/paths.js';
-import { run, type RunResult } from '../helpers/run.js';
-import { slapdAvailable } from '../helpers/slapd.js';
+import { run, type RunResult } from '../../src/harness/run.js';
+import { slapdAvailable } from '../../src/harness/slapd.js';
 
 const leveldap = (args: string[], input?: string): Promise<RunResult> => run(process.execPath, [leveldapBin, ...args], input);
 const PLUGIN = fixturePath('plugins', 'ssha3.mjs');

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { parseLdif, type LdifRecord } from '../../src/ldif/index.js';
 import { fixturePath, leveldapBin, repoRoot } from '../helpers/paths.js';
-import { collect, run, type RunResult } from '../helpers/run.js';
+import { collect, run, type RunResult } from '../../src/harness/run.js';
 import { tempDir } from '../helpers/store.js';
 
 const leveldap = (args: string[], input?: string): Promise<RunResult> => run(process.execPath, [leveldapBin, ...args], input);

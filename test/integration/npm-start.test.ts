@@ -12,7 +12,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers/paths.js';
-import { onExit } from '../helpers/cleanup.js';
+import { onExit } from '../../src/harness/exit-cleanup.js';
 import { ldapTool } from '../helpers/ldap-client.js';
 
 interface Started {

@@ -22,7 +22,7 @@ import assert from 'node:assert/strict';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { RawConnection } from '../helpers/ldap-client.js';
 import { bindRequest, exchange } from '../helpers/ldap-requests.js';
-import { cpuSeconds } from '../../src/bench/process-stats.js';
+import { cpuSeconds } from '../../src/harness/process-stats.js';
 import { createRegistry } from '../../src/password/index.js';
 
 const PEOPLE = 'ou=People,dc=example,dc=com';

@@ -7,9 +7,9 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { run } from '../helpers/run.js';
+import { run } from '../../src/harness/run.js';
 import { leveldapBin } from '../helpers/paths.js';
-import { findProgram } from '../helpers/slapd.js';
+import { findProgram } from '../../src/harness/slapd.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, parseLdifOutput, valuesOf, RawConnection, Op, NOTICE_OF_DISCONNECTION, type Credentials, type LdifEntry } from '../helpers/ldap-client.js';
 import { answer, bindRequest, modifyRequest } from '../helpers/ldap-requests.js';

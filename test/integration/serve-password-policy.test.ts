@@ -16,12 +16,12 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRegistry } from '../../src/password/index.js';
-import { findProgram } from '../helpers/slapd.js';
+import { findProgram } from '../../src/harness/slapd.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, parseLdifOutput, valuesOf, RawConnection, type Credentials, type Response } from '../helpers/ldap-client.js';
 import { bindRequest, exchange, modifyRequest } from '../helpers/ldap-requests.js';
 import { leveldapBin } from '../helpers/paths.js';
-import { run } from '../helpers/run.js';
+import { run } from '../../src/harness/run.js';
 
 const PEOPLE = 'ou=People,dc=example,dc=com';
 const userDn = (uid: string | number) => `uid=${typeof uid === 'number' ? `user.${uid}` : uid},${PEOPLE}`;

@@ -8,7 +8,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { findProgram } from '../helpers/slapd.js';
+import { findProgram } from '../../src/harness/slapd.js';
 import { startLeveldap, serverMemory, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, NOTICE_OF_DISCONNECTION, Op, RawConnection, type Response } from '../helpers/ldap-client.js';
 import { SeededRandom } from '../../src/ldif/random.js';

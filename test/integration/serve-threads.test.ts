@@ -14,7 +14,7 @@ import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
-import { findProgram } from '../helpers/slapd.js';
+import { findProgram } from '../../src/harness/slapd.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, parseLdifOutput, RawConnection, type Credentials } from '../helpers/ldap-client.js';
 import { addRequest, bindRequest, exchange } from '../helpers/ldap-requests.js';

@@ -16,13 +16,13 @@ import { join } from 'node:path';
 import { Duplex } from 'node:stream';
 import tls from 'node:tls';
 import { FrameReader } from '../../src/protocol/index.js';
-import { findProgram } from '../helpers/slapd.js';
+import { findProgram } from '../../src/harness/slapd.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, Op, parseLdifOutput, parseResponse, RawConnection, valuesOf, type Credentials, type Response } from '../helpers/ldap-client.js';
 import { answer, bindRequest, extendedRequest } from '../helpers/ldap-requests.js';
 import { makeTestCertificate, type TestCertificate } from '../helpers/tls.js';
 import { leveldapBin } from '../helpers/paths.js';
-import { run } from '../helpers/run.js';
+import { run } from '../../src/harness/run.js';
 
 interface Messages {
   SearchRequest: new (options: { messageId: number; baseObject: string; scope: 'sub'; filter: string; attributes: string[] }) => { toBer(): { buffer: Buffer } };

@@ -7,7 +7,7 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { findProgram } from '../helpers/slapd.js';
+import { findProgram } from '../../src/harness/slapd.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, parseLdifOutput, valuesOf, RawConnection, type Credentials, type LdifEntry } from '../helpers/ldap-client.js';
 import { addRequest, answer, bindRequest, deleteRequest, exchange, modifyDnRequest, modifyRequest } from '../helpers/ldap-requests.js';

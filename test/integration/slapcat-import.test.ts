@@ -14,8 +14,8 @@ import { formatLdifEntry, parseLdif, type LdifRecord } from '../../src/ldif/inde
 import { createRegistry } from '../../src/password/index.js';
 import type { Entry } from '../../src/store/index.js';
 import { leveldapBin } from '../helpers/paths.js';
-import { run, type RunResult } from '../helpers/run.js';
-import { createSlapd, findProgram, slapdAvailable, type Slapd } from '../helpers/slapd.js';
+import { run, type RunResult } from '../../src/harness/run.js';
+import { createSlapd, findProgram, slapdAvailable, type Slapd } from '../../src/harness/slapd.js';
 import { SLAPPASSWD, slappasswd } from '../helpers/slappasswd.js';
 import { entry, tempDir } from '../helpers/store.js';
 

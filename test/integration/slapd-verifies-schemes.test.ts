@@ -6,7 +6,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRegistry, parseStoredValue } from '../../src/password/index.js';
-import { createSlapd, ldapwhoami, slapdAvailable, type Slapd } from '../helpers/slapd.js';
+import { ldapwhoami } from '../helpers/slapd.js';
+import { createSlapd, slapdAvailable, type Slapd } from '../../src/harness/slapd.js';
 
 const SCHEMES = [
   'SHA', 'SSHA', 'SHA256', 'SSHA256', 'SHA384', 'SSHA384', 'SHA512', 'SSHA512', 'MD5', 'SMD5',

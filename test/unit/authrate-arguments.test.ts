@@ -3,8 +3,8 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GeneratorError, parseGenerator } from '../../src/bench/generators.js';
-import { TemplateError, argumentsUsed, compileTemplate } from '../../src/bench/template.js';
+import { GeneratorError, parseGenerator } from '../../src/authrate/generators.js';
+import { TemplateError, argumentsUsed, compileTemplate } from '../../src/authrate/template.js';
 
 function sample(spec: string, count: number): string[] {
   const next = parseGenerator(spec)();

@@ -3,10 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { run } from '../helpers/run.js';
+import { run } from '../../src/harness/run.js';
 import { repoRoot } from '../helpers/paths.js';
-import { AuthrateUsageError, DEFAULT_PERCENTILES, parseAuthrateOptions } from '../../src/bench/authrate-options.js';
-import { quotas } from '../../src/bench/authrate-engine.js';
+import { AuthrateUsageError, DEFAULT_PERCENTILES, parseAuthrateOptions } from '../../src/authrate/options.js';
+import { quotas } from '../../src/authrate/engine.js';
 
 const authrate = join(repoRoot, 'bin', 'authrate.js');
 const DN = ['-D', 'uid=user.{},ou=People,dc=example,dc=com', '-g', 'rand(0,10)'];

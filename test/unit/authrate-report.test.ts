@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { csvHeader, csvRow, jsonSummary, tableHeader, tableRow } from '../../src/bench/authrate-report.js';
-import { Stats, type StatsRow } from '../../src/bench/authrate-stats.js';
+import { csvHeader, csvRow, jsonSummary, tableHeader, tableRow } from '../../src/authrate/report.js';
+import { Stats, type StatsRow } from '../../src/authrate/stats.js';
 
 const ROW: StatsRow = {
   elapsedSeconds: 5.0004, recentThroughput: 20306, averageThroughput: 20306, recentResponseMs: 0.469,

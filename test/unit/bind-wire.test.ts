@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import filters from '@ldapjs/filter';
 import {
   SEARCH_DONE, SEARCH_ENTRY, encodeSearch, encodeSimpleBind, encodeStartTls, readCode, readEntryDn, readMessage, readResult,
-} from '../../src/bench/bind-wire.js';
+} from '../../src/authrate/wire.js';
 import { START_TLS_OID, decodeRequest, decodeRequestFully, encodeBindResponse, encodeSearchDone, encodeSearchEntry } from '../../src/protocol/index.js';
 
 // The load clients' hand-written encodings, read back by the server's own decoder, and the

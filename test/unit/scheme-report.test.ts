@@ -1,8 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseCase, type CaseResult, type ServerResult } from '../../src/bench/scheme-bench.js';
-import { markdownTable, svgChart } from '../../src/bench/scheme-report.js';
-import { Stats } from '../../src/bench/authrate-stats.js';
+import { parseCase, type CaseResult, type ServerResult } from '../../src/bench-schemes/bench.js';
+import { markdownTable, svgChart } from '../../src/bench-schemes/report.js';
+import { Stats } from '../../src/authrate/stats.js';
 
 function server(name: ServerResult['server'], operations: number, ms: number): ServerResult {
   const stats = new Stats(0);

@@ -8,10 +8,10 @@ import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import cliProgress from 'cli-progress';
 import type { Argv, CommandModule } from 'yargs';
-import { benchScheme, benchmarkableSchemes, type SchemeTiming } from '../../bench/scheme-micro.js';
-import type { SchemeCase } from '../../bench/scheme-bench.js';
-import { slapdAvailable } from '../../bench/slapd.js';
-import { formatMicros, formatRate } from '../../bench/timing.js';
+import { benchScheme, benchmarkableSchemes, type SchemeTiming } from '../../bench-schemes/micro.js';
+import type { SchemeCase } from '../../bench-schemes/bench.js';
+import { slapdAvailable } from '../../harness/slapd.js';
+import { formatMicros, formatRate } from '../../bench-schemes/timing.js';
 import { CliError } from '../errors.js';
 import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
 import { formatTable } from '../table.js';
@@ -62,7 +62,7 @@ async function micro(args: BenchArgs): Promise<void> {
  * The full run's modules (authrate's engine and its HDR histogram: some 15 MB of resident memory)
  * load only when it runs, so that every other command, `serve` above all, does without them.
  */
-const fullRun = async () => ({ ...(await import('../../bench/scheme-bench.js')), ...(await import('../../bench/scheme-report.js')) });
+const fullRun = async () => ({ ...(await import('../../bench-schemes/bench.js')), ...(await import('../../bench-schemes/report.js')) });
 
 /** The cases asked for, or the defaults plus every scheme the plugins added. */
 async function cases(args: BenchArgs, parseCase: (text: string) => SchemeCase): Promise<SchemeCase[]> {

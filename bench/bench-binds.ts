@@ -1,19 +1,19 @@
 /**
  * Bind throughput, leveldap against OpenLDAP slapd, side by side in one run: the same
  * 10,000-user LDIF (pre-hashed {SSHA512}, then {PBKDF2-SHA256} at 10,000 iterations), the same
- * client (src/bench/bind-load.ts: 32 connections, one bind outstanding on each, random users),
+ * client (bench/bind-load.ts: 32 connections, one bind outstanding on each, random users),
  * alternating runs. Reports binds/s, latency percentiles, binds per CPU-second of each server,
  * resident memory at the end of the run and the most seen during it (every 500 ms), and the ratio. Logging is off on both servers (slapd loglevel is its default; leveldap --log-level warn).
- * Run: npm run build && node dist/scripts/bench-binds.js     (USERS, SECONDS, CONNECTIONS, ROUNDS, SCHEMES,
+ * Run: npm run build && node dist/bench/bench-binds.js     (USERS, SECONDS, CONNECTIONS, ROUNDS, SCHEMES,
  * THREADS: a list such as 1,2 runs one leveldap per value with serve --threads N, side by side;
  * unset: one leveldap with serve's default)
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { runBindLoad, type LoadResult } from '../src/bench/bind-load.js';
-import { cpuSeconds, residentBytes } from '../src/bench/process-stats.js';
-import { makeLdifFile, startLeveldap, startSlapd, type BenchServer } from '../src/bench/scheme-servers.js';
+import { runBindLoad, type LoadResult } from './bind-load.js';
+import { cpuSeconds, residentBytes } from '../src/harness/process-stats.js';
+import { makeLdifFile, startLeveldap, startSlapd, type BenchServer } from '../src/bench-schemes/servers.js';
 
 const USERS = Number(process.env.USERS ?? 10_000);
 const SECONDS = Number(process.env.SECONDS ?? 10);

@@ -4,8 +4,8 @@
  */
 import net from 'node:net';
 import hdr from 'hdr-histogram-js';
-import { FrameReader } from '../protocol/index.js';
-import { encodeSimpleBind, readResult } from './bind-wire.js';
+import { FrameReader } from '../src/protocol/index.js';
+import { encodeSimpleBind, readResult } from '../src/authrate/wire.js';
 
 export interface BindTarget {
   readonly host: string;

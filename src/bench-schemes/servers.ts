@@ -1,17 +1,17 @@
 /**
  * The servers bench-schemes measures: leveldap (import-ldif, then `serve` in its own process,
- * through the same CLI users run) and, to compare, OpenLDAP slapd (src/bench/slapd.ts), both
+ * through the same CLI users run) and, to compare, OpenLDAP slapd (src/harness/slapd.ts), both
  * loaded from the same LDIF file.
  */
 import { spawn } from 'node:child_process';
 import { open, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { run } from './run.js';
-import { canConnect, createSlapd, freePort } from './slapd.js';
+import { run } from '../harness/run.js';
+import { canConnect, createSlapd, freePort } from '../harness/slapd.js';
 import { errorMessage } from '../errors.js';
 
-/** bin/leveldap.js, from dist/src/bench/. */
+/** bin/leveldap.js, from dist/src/bench-schemes/. */
 export const LEVELDAP_BIN = fileURLToPath(new URL('../../../bin/leveldap.js', import.meta.url));
 
 export interface BenchServer {

@@ -3,7 +3,7 @@
  * writers, each replacing a description of its own entry in a loop, for each C; the median of
  * ROUNDS runs with its p50 latency. What the write gate (src/store/write-gate.ts) costs is
  * measured by running it against another build's store with STORE=path/to/dist/src/store/index.js.
- * Run: npm run build && node dist/scripts/bench-store-writes.js
+ * Run: npm run build && node dist/bench/bench-store-writes.js
  * Env: CONCURRENCY (list, default 1,8,64), SECONDS (per run, default 3), ROUNDS (default 3),
  * DIR (where the databases go, default the system's temporary directory).
  */

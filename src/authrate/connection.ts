@@ -10,7 +10,7 @@ import { errorCode, errorMessage } from '../errors.js';
 import {
   SEARCH_DONE, SEARCH_ENTRY, encodeSearch, encodeSimpleBind, encodeStartTls, encodeUnbind, readCode, readEntryDn, readMessage, readResult,
   type SearchSpec,
-} from './bind-wire.js';
+} from './wire.js';
 
 /** The result code authrate counts when a connection cannot be made or is lost (LDAP "connect error"). */
 export const CONNECT_ERROR = 91;

@@ -8,11 +8,11 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRegistry, loadSchemePlugins } from '../password/index.js';
-import { parseAuthrateOptions } from './authrate-options.js';
-import { probe, startAuthrate } from './authrate-engine.js';
-import type { StatsSummary } from './authrate-stats.js';
-import { cpuSeconds, residentBytes } from './process-stats.js';
-import { makeLdifFile, slapdVerifies, startLeveldap, startSlapd, type BenchServer } from './scheme-servers.js';
+import { parseAuthrateOptions } from '../authrate/options.js';
+import { probe, startAuthrate } from '../authrate/engine.js';
+import type { StatsSummary } from '../authrate/stats.js';
+import { cpuSeconds, residentBytes } from '../harness/process-stats.js';
+import { makeLdifFile, slapdVerifies, startLeveldap, startSlapd, type BenchServer } from './servers.js';
 import { timeOperation } from './timing.js';
 
 export interface SchemeCase {

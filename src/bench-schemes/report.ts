@@ -1,5 +1,5 @@
 /** bench-schemes' output: a Markdown table, and an SVG chart of throughput and tail latency per scheme. */
-import type { CaseResult, ServerResult } from './scheme-bench.js';
+import type { CaseResult, ServerResult } from './bench.js';
 
 const fixed = (value: number, digits: number): string => value.toFixed(digits);
 const thousands = (value: number): string => Math.round(value).toLocaleString('en-US');

@@ -4,7 +4,7 @@
  * and with a map of 100 (LEVELDAP_LOCKOUT_TRACKED_ACCOUNTS), where every failure stores another
  * account's failures in its entry. Two passes each (the second: entries already hold stored
  * failures, which come back into memory). Users on SSHA512, so the write shows.
- * Run: npm run build && node dist/scripts/bench-lockout-eviction.js     (USERS, CONNECTIONS)
+ * Run: npm run build && node dist/bench/bench-lockout-eviction.js     (USERS, CONNECTIONS)
  */
 import { startLeveldap, type LeveldapServer } from '../test/helpers/leveldap-server.js';
 import { RawConnection } from '../test/helpers/ldap-client.js';

@@ -3,7 +3,7 @@
  * for PBKDF2-SHA1/SHA256 the nettle addon (native/nettle-pbkdf2)?
  * Measures one call at a time on one core with the inputs the schemes really hash (a short
  * password plus an 8-byte salt; PBKDF2 at 10,000 iterations with a 16-byte salt).
- * Run: npm run build && node dist/scripts/bench-primitives.js
+ * Run: npm run build && node dist/bench/bench-primitives.js
  */
 import { pbkdf2 as noblePbkdf2 } from '@noble/hashes/pbkdf2.js';
 import { sha1 } from '@noble/hashes/legacy.js';
@@ -15,7 +15,7 @@ import type { DigestAlgorithm } from '../schemes/digest.js';
 import {
   KDF_DIGEST_LENGTH, nettleAddon, nettleLoadError, nettlePbkdf2Async, nodePbkdf2Async, pbkdf2Backends, type KdfDigest,
 } from '../schemes/kdf.js';
-import { formatMicros, formatRate, timeOperation } from '../src/bench/timing.js';
+import { formatMicros, formatRate, timeOperation } from '../src/bench-schemes/timing.js';
 import { formatTable } from '../src/cli/table.js';
 
 const PASSWORD = Buffer.from('correct horse battery staple');

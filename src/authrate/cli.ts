@@ -3,11 +3,11 @@
  * run completes (bind failures during the run only show in err/sec), 89 for a bad argument, 91
  * when the server cannot be reached at the start (OpenDJ exits with that LDAP result code).
  */
-import { AuthrateUsageError, USAGE_EXIT_CODE, parseAuthrateOptions, type AuthrateConfig } from '../bench/authrate-options.js';
-import { CONNECT_ERROR, ConnectionError } from '../bench/authrate-connection.js';
-import { probe, startAuthrate, type AuthrateListener } from '../bench/authrate-engine.js';
-import { csvHeader, csvRow, jsonSummary, tableHeader, tableRow, warmUpMessage } from '../bench/authrate-report.js';
-import type { StatsRow } from '../bench/authrate-stats.js';
+import { AuthrateUsageError, USAGE_EXIT_CODE, parseAuthrateOptions, type AuthrateConfig } from './options.js';
+import { CONNECT_ERROR, ConnectionError } from './connection.js';
+import { probe, startAuthrate, type AuthrateListener } from './engine.js';
+import { csvHeader, csvRow, jsonSummary, tableHeader, tableRow, warmUpMessage } from './report.js';
+import type { StatsRow } from './stats.js';
 import { asError } from '../errors.js';
 
 function print(lines: string | readonly string[]): void {

@@ -8,9 +8,9 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import filters from '@ldapjs/filter';
-import type { AuthrateConfig, SearchThenBind } from './authrate-options.js';
-import { BindConnection, CONNECT_ERROR, ConnectionError } from './authrate-connection.js';
-import { Stats, type StatsRow, type StatsSummary } from './authrate-stats.js';
+import type { AuthrateConfig, SearchThenBind } from './options.js';
+import { BindConnection, CONNECT_ERROR, ConnectionError } from './connection.js';
+import { Stats, type StatsRow, type StatsSummary } from './stats.js';
 
 const INVALID_PASSWORD = Buffer.from('invalid-password', 'utf8');
 /** Client-side result codes of a search-then-bind search that did not find exactly one entry (LDAP C API). */

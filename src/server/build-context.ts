@@ -9,10 +9,10 @@ import type { DirectoryStore } from '../store/index.js';
 import { BindDecoys } from './bind-decoys.js';
 import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
-import type { Counters } from './counters.js';
+import type { Counters } from './threads/counters.js';
 import { createPolicyRuntime } from './password-policy.js';
-import { Scheduler } from './scheduler.js';
-import { ThreadLoad } from './thread-load.js';
+import { Scheduler } from './threads/scheduler.js';
+import { ThreadLoad } from './threads/load.js';
 
 /** What every thread's context is made of, as plain data (it crosses to worker threads). */
 export interface ContextSeed {

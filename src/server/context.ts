@@ -4,12 +4,12 @@ import type { SchemeRegistry } from '../password/index.js';
 import type { DirectoryStore } from '../store/index.js';
 import type { ServerConfig } from './config.js';
 import type { BindDecoys } from './bind-decoys.js';
-import type { Counters } from './counters.js';
+import type { Counters } from './threads/counters.js';
 import type { PolicyRuntime } from './password-policy.js';
 import type { Control, Result } from '../protocol/types.js';
-import type { Scheduler } from './scheduler.js';
-import type { ThreadLoad } from './thread-load.js';
-import type { OperationSignal, Session } from './session.js';
+import type { Scheduler } from './threads/scheduler.js';
+import type { ThreadLoad } from './threads/load.js';
+import type { OperationSignal, Session } from './net/session.js';
 
 export interface ServerContext {
   readonly store: DirectoryStore;

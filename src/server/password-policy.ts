@@ -10,7 +10,7 @@ import { policyParams, rehashRule, VerifiedBindCache, type PasswordPolicy, type 
 import type { SchemeParams } from '../../schemes/scheme.js';
 import type { DirectoryStore } from '../store/index.js';
 import { BackgroundTasks } from './background.js';
-import type { Counters } from './counters.js';
+import type { Counters } from './threads/counters.js';
 import { Lockout, TRACKED_ACCOUNTS } from './lockout.js';
 import { PasswordUpgrades } from './password-upgrade.js';
 

@@ -11,7 +11,7 @@ import { parseStoredValue, rehashReason, type RehashRule, type SchemeRegistry } 
 import type { SchemeParams } from '../../schemes/scheme.js';
 import { updateEntry, values, type DirectoryStore, type Dn, type Entry, type Modification } from '../store/index.js';
 import type { BackgroundTasks } from './background.js';
-import { COUNTER, type Counters } from './counters.js';
+import { COUNTER, type Counters } from './threads/counters.js';
 
 /** The userPassword values with `old` replaced by `fresh`, or undefined when `old` is no longer stored. */
 function replacing(entry: Entry, old: Buffer, fresh: Buffer): Modification[] | undefined {

@@ -12,12 +12,12 @@ import { loadAdminPassword } from './admin.js';
 import { readDecoys } from './bind-decoys.js';
 import { buildContext, type ContextSeed } from './build-context.js';
 import type { ServerConfig } from './config.js';
-import { AddressCounts } from './address-counts.js';
-import { newCounters } from './counters.js';
-import { MemoryReclaimer } from './memory-reclaim.js';
-import { listen, type RunningServer } from './server.js';
-import type { ThreadPlan } from './thread-messages.js';
-import { mainOwner, releaseSockets, reserveSockets, singleThreadReason, startThreads } from './threads.js';
+import { AddressCounts } from './net/address-counts.js';
+import { newCounters } from './threads/counters.js';
+import { MemoryReclaimer } from './net/memory-reclaim.js';
+import { listen, type RunningServer } from './net/listener.js';
+import type { ThreadPlan } from './threads/messages.js';
+import { mainOwner, releaseSockets, reserveSockets, singleThreadReason, startThreads } from './threads/supervisor.js';
 
 export interface StartOptions {
   readonly dataDir: string;

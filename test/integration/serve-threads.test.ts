@@ -20,7 +20,7 @@ import { ldapTool, parseLdifOutput, RawConnection, type Credentials } from '../h
 import { addRequest, bindRequest, exchange } from '../helpers/ldap-requests.js';
 import { makeTestCertificate } from '../helpers/tls.js';
 import { fixturePath } from '../helpers/paths.js';
-import { sharingUnavailable } from '../../src/server/listen-socket.js';
+import { sharingUnavailable } from '../../src/server/net/listen-socket.js';
 
 const PEOPLE = 'ou=People,dc=example,dc=com';
 const userDn = (n: number) => `uid=user.${n},${PEOPLE}`;

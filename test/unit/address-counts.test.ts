@@ -6,7 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
-import { AddressCounts, clientAddress } from '../../src/server/address-counts.js';
+import { AddressCounts, clientAddress } from '../../src/server/net/address-counts.js';
 
 test('admit up to the limit per address; release frees a place', () => {
   const counts = new AddressCounts(AddressCounts.allocate(16));
@@ -66,7 +66,7 @@ test('two threads sharing the table see one count', async () => {
       for (let i = 0; i < 1000; i++) if (counts.admit('198.51.100.1', 1500)) admitted++;
       parentPort.postMessage(admitted);
     });`;
-  const module = new URL('../../src/server/address-counts.js', import.meta.url).href;
+  const module = new URL('../../src/server/net/address-counts.js', import.meta.url).href;
   const worker = new Worker(source, { eval: true, workerData: { buffer, module } });
   let here = 0;
   for (let i = 0; i < 1000; i++) if (counts.admit('198.51.100.1', 1500)) here++;

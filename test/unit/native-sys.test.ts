@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import net from 'node:net';
 import { once } from 'node:events';
-import { peerLeft, sysUnavailable, trimMemory } from '../../src/server/native-sys.js';
+import { peerLeft, sysUnavailable, trimMemory } from '../../src/server/net/native-sys.js';
 
 const unavailable = sysUnavailable();
 const skip = unavailable && process.env.LEVELDAP_REQUIRE_NATIVE !== '1' ? `native/sys: ${unavailable}` : false;

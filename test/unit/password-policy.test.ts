@@ -21,7 +21,7 @@ import { addEntry, generalizedTime, modifyEntry, parseDn, updateEntry, values, D
 import { BackgroundTasks } from '../../src/server/background.js';
 import { Lockout } from '../../src/server/lockout.js';
 import { PasswordUpgrades } from '../../src/server/password-upgrade.js';
-import { newCounters } from '../../src/server/counters.js';
+import { newCounters } from '../../src/server/threads/counters.js';
 import { BASE, PEOPLE, person, tempDir } from '../helpers/store.js';
 
 const registry = createRegistry();

@@ -6,8 +6,8 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { peekRequest, ProtocolError } from '../../src/protocol/index.js';
-import { RequestQueue } from '../../src/server/request-queue.js';
-import { ThreadLoad } from '../../src/server/thread-load.js';
+import { RequestQueue } from '../../src/server/net/request-queue.js';
+import { ThreadLoad } from '../../src/server/threads/load.js';
 import { bindRequest, deleteRequest, searchRequest } from '../helpers/ldap-requests.js';
 import type { AnsweredRequest } from '../../src/server/dispatch.js';
 

@@ -4,7 +4,7 @@ import { filterToString } from '../filter/index.js';
 import { decodePagedResults, encodePagedResults, PAGED_RESULTS_OID } from '../../protocol/index.js';
 import type { Request } from '../../protocol/types.js';
 import type { OperationContext, Reply } from '../context.js';
-import type { Matched } from '../paging.js';
+import type { Matched } from '../net/paged-searches.js';
 
 type SearchRequest = Extract<Request, { kind: 'search' }>;
 

@@ -13,7 +13,7 @@ import { readable, requireAccess, type Readable } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { Abandoned } from '../errors.js';
 import { pagingOf, pagedReply, type Paging } from './search-paging.js';
-import type { Matched } from '../paging.js';
+import type { Matched } from '../net/paged-searches.js';
 import { rootDse } from './root-dse.js';
 
 export type SearchRequest = Extract<Request, { kind: 'search' }>;

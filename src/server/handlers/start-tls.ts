@@ -9,7 +9,7 @@ import { ResultCode } from '../../store/index.js';
 import { START_TLS_OID } from '../../protocol/index.js';
 import type { Request } from '../../protocol/types.js';
 import type { Reply } from '../context.js';
-import type { Session } from '../session.js';
+import type { Session } from '../net/session.js';
 
 export type ExtendedRequest = Extract<Request, { kind: 'extended' }>;
 

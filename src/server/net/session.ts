@@ -1,6 +1,6 @@
 /** Per-connection state: who is bound, and the operations in progress (for abandon). */
-import { normalizeDn } from '../store/index.js';
-import { PagedSearches } from './paging.js';
+import { normalizeDn } from '../../store/index.js';
+import { PagedSearches } from './paged-searches.js';
 
 /** Set when an operation is abandoned or its connection closes; handlers poll it. */
 export class OperationSignal {

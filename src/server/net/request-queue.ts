@@ -6,8 +6,8 @@
  * connection has waiting costs what arrived, not more. (Unbind, Abandon and extended requests are
  * decoded on arrival by the connection: they act, or may start TLS, at once.)
  */
-import { decodeRequest, type RequestHead } from '../protocol/index.js';
-import type { AnsweredRequest } from './dispatch.js';
+import { decodeRequest, type RequestHead } from '../../protocol/index.js';
+import type { AnsweredRequest } from '../dispatch.js';
 
 interface Waiting extends RequestHead {
   readonly kind: AnsweredRequest['kind'];

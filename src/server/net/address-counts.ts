@@ -11,7 +11,7 @@
  * however many addresses come and go. The table has twice as many slots as connections can be
  * open at once on every listener, so it is never more than half full.
  */
-import { fnv1a } from '../store/index.js';
+import { fnv1a } from '../../store/index.js';
 
 const LOCK = 0;
 const HEADER = 1;

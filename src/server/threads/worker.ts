@@ -5,13 +5,13 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino, type Logger } from 'pino';
-import { registryFromRecipe } from '../password/index.js';
-import { DirectoryStore } from '../store/index.js';
-import { buildContext, type ContextSeed } from './build-context.js';
-import { slotOwner } from './threads.js';
-import { LOG_OPTIONS } from './start.js';
-import { listen } from './server.js';
-import type { StopThread, ThreadReport, ThreadSetup } from './thread-messages.js';
+import { registryFromRecipe } from '../../password/index.js';
+import { DirectoryStore } from '../../store/index.js';
+import { buildContext, type ContextSeed } from '../build-context.js';
+import { slotOwner } from './supervisor.js';
+import { LOG_OPTIONS } from '../start.js';
+import { listen } from '../net/listener.js';
+import type { StopThread, ThreadReport, ThreadSetup } from './messages.js';
 
 const port = parentPort!;
 const report = (message: ThreadReport) => port.postMessage(message);

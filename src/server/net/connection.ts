@@ -12,19 +12,19 @@
 import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import { once } from 'node:events';
-import { ResultCode } from '../store/index.js';
-import { decodeRequest, encodeNoticeOfDisconnection, FrameError, FrameReader, peekRequest, ProtocolError, type RequestHead } from '../protocol/index.js';
-import type { Request } from '../protocol/types.js';
-import type { OperationContext, Reply, ServerContext } from './context.js';
-import { encodeReply, perform, type AnsweredRequest } from './dispatch.js';
-import { Abandoned } from './errors.js';
+import { ResultCode } from '../../store/index.js';
+import { decodeRequest, encodeNoticeOfDisconnection, FrameError, FrameReader, peekRequest, ProtocolError, type RequestHead } from '../../protocol/index.js';
+import type { Request } from '../../protocol/types.js';
+import type { OperationContext, Reply, ServerContext } from '../context.js';
+import { encodeReply, perform, type AnsweredRequest } from '../dispatch.js';
+import { Abandoned } from '../errors.js';
 import { logOperation } from './access-log.js';
 import { IdleTimer } from './idle-timer.js';
 import { RequestQueue } from './request-queue.js';
 import { Session } from './session.js';
-import { filterTerms } from './filter/index.js';
+import { filterTerms } from '../filter/index.js';
 import { peerLeft } from './native-sys.js';
-import { isStartTls, START_TLS_ACCEPTED, startTlsRefusal, type ExtendedRequest } from './handlers/start-tls.js';
+import { isStartTls, START_TLS_ACCEPTED, startTlsRefusal, type ExtendedRequest } from '../handlers/start-tls.js';
 
 export interface Transport {
   readonly secure?: boolean;

@@ -4,10 +4,10 @@
  * filters and compares are masked.
  */
 import type { Logger } from 'pino';
-import { typeKey } from '../store/index.js';
-import { filterToString, type Filter } from './filter/index.js';
-import type { Request } from '../protocol/types.js';
-import type { Reply } from './context.js';
+import { typeKey } from '../../store/index.js';
+import { filterToString, type Filter } from '../filter/index.js';
+import type { Request } from '../../protocol/types.js';
+import type { Reply } from '../context.js';
 import type { Session } from './session.js';
 
 const MASK = Buffer.from('***');

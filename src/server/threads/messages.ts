@@ -1,8 +1,8 @@
 /** What the main thread of `serve --threads` and the serving threads tell each other. */
-import type { RegistryRecipe } from '../password/index.js';
-import type { ContextSeed } from './build-context.js';
+import type { RegistryRecipe } from '../../password/index.js';
+import type { ContextSeed } from '../build-context.js';
 import type { Counters } from './counters.js';
-import type { ListeningSockets } from './server.js';
+import type { ListeningSockets } from '../net/listener.js';
 
 /** What every serving thread is started with (plain data and shared memory). */
 export interface ThreadPlan {

@@ -11,13 +11,13 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { SharedSlots, WriteGate } from '../store/index.js';
-import type { ServerConfig } from './config.js';
-import { duplicateFd, releaseSocket, reserveSocket, sharingUnavailable } from './listen-socket.js';
-import type { ListeningSockets } from './server.js';
-import type { StopThread, ThreadPlan, ThreadReport, ThreadSetup } from './thread-messages.js';
+import { SharedSlots, WriteGate } from '../../store/index.js';
+import type { ServerConfig } from '../config.js';
+import { duplicateFd, releaseSocket, reserveSocket, sharingUnavailable } from '../net/listen-socket.js';
+import type { ListeningSockets } from '../net/listener.js';
+import type { StopThread, ThreadPlan, ThreadReport, ThreadSetup } from './messages.js';
 
-const ENTRY = new URL('./thread-worker.js', import.meta.url);
+const ENTRY = new URL('./worker.js', import.meta.url);
 const YOUNG_GENERATION_MB = 3;
 
 export interface ServingThreads {

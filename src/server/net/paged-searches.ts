@@ -3,8 +3,8 @@
  * opaque random cookie bound to the connection and to the search it was issued for.
  */
 import { randomBytes } from 'node:crypto';
-import type { Entry } from '../store/index.js';
-import type { Readable } from './access.js';
+import type { Entry } from '../../store/index.js';
+import type { Readable } from '../access.js';
 
 /** An entry that matched, with its computed hasSubordinates when that was needed. */
 export interface Matched {

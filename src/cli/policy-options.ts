@@ -1,13 +1,13 @@
 /**
  * The password policy on the command line: one flag per setting of POLICY_SETTINGS
- * (src/password/policy.ts) for `serve`, and `--config FILE`, a JSON object with the same
+ * (src/policy/settings.ts) for `serve`, and `--config FILE`, a JSON object with the same
  * settings under their camelCase keys, for `serve` and `import-ldif`. Flags override the file,
  * the file overrides the defaults (DEFAULT_POLICY). An unknown key, a value of the wrong kind or
  * out of range, an unreadable file or bad JSON is a usage error (CliError, exit status 2).
  */
 import { readFile } from 'node:fs/promises';
 import type { Argv, Options } from 'yargs';
-import { DEFAULT_POLICY, POLICY_SETTINGS, flagOf, settingProblem, type PasswordPolicy, type PolicySetting } from '../password/index.js';
+import { DEFAULT_POLICY, POLICY_SETTINGS, flagOf, settingProblem, type PasswordPolicy, type PolicySetting } from '../policy/index.js';
 import { CliError } from './errors.js';
 import { errorMessage, errorCode } from '../errors.js';
 

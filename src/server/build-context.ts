@@ -4,13 +4,14 @@
  * the same database.
  */
 import type { Logger } from 'pino';
-import type { PasswordPolicy, SchemeRegistry } from '../password/index.js';
+import type { SchemeRegistry } from '../password/index.js';
+import type { PasswordPolicy } from '../policy/index.js';
 import type { DirectoryStore } from '../store/index.js';
-import { BindDecoys } from './bind-decoys.js';
+import { BindDecoys } from '../policy/bind-decoys.js';
 import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
-import type { Counters } from './threads/counters.js';
-import { createPolicyRuntime } from './password-policy.js';
+import { COUNTER, type Counters } from './threads/counters.js';
+import { createPolicyRuntime } from '../policy/runtime.js';
 import { Scheduler } from './threads/scheduler.js';
 import { ThreadLoad } from './threads/load.js';
 
@@ -33,6 +34,6 @@ export function buildContext(seed: ContextSeed, store: DirectoryStore, registry:
     config: seed.config, vendorVersion: seed.vendorVersion, admin: seed.admin,
     decoys: new BindDecoys(seed.decoys, seed.dummyHash),
     defaultScheme: seed.settings.defaultScheme,
-    policy: createPolicyRuntime(seed.settings, registry, store, log, counters),
+    policy: createPolicyRuntime(seed.settings, registry, store, log, () => Atomics.add(counters, COUNTER.reencoded, 1) + 1),
   };
 }

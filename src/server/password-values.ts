@@ -13,6 +13,7 @@
 import { DirectoryError, typeKey, values, type Entry, type Modification } from '../store/index.js';
 import type { ServerContext } from './context.js';
 import type { Identity } from './access.js';
+import { verifiedValues } from '../policy/verified-values.js';
 
 function refuse(message: string): DirectoryError {
   return new DirectoryError('constraintViolation', `userPassword: ${message}`);
@@ -49,19 +50,6 @@ function checkLength(text: string, min: number): void {
 /** The plain-text passwords among userPassword values a client writes (a hashed value cannot be inspected). */
 export function plainPasswords(written: readonly Buffer[], server: ServerContext): Buffer[] {
   return written.filter((value) => value.byteLength > 0 && server.registry.classify(value.toString('utf8')).kind === 'plain');
-}
-
-/**
- * A bind verifies at most this many of an entry's userPassword values, the first ones as stored
- * (so a wrong password costs a bounded number of verifications whatever the admin stored; users
- * hold one value). The old-password check and the "not the current password" rule use the same
- * values: those that can bind.
- */
-export const MAX_VERIFIED_VALUES = 4;
-
-/** The stored values a password is verified against. */
-export function verifiedValues<T>(stored: readonly T[]): T[] {
-  return stored.slice(0, MAX_VERIFIED_VALUES);
 }
 
 /** Does the password match one of the entry's userPassword values (those a bind verifies)? */

@@ -4,12 +4,11 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { normalizeDn, DirectoryStore, SharedSlots, WriteGate } from '../store/index.js';
-import {
-  checkPolicy, policyParams, registryRecipe, resolveDefaultScheme, DEFAULT_POLICY, type PasswordPolicy, type SchemeRegistry,
-} from '../password/index.js';
+import { registryRecipe, type SchemeRegistry } from '../password/index.js';
+import { checkPolicy, policyParams, resolveDefaultScheme, DEFAULT_POLICY, type PasswordPolicy } from '../policy/index.js';
 import { nettleLoadError, pbkdf2Backends } from '../../schemes/kdf.js';
 import { loadAdminPassword } from './admin.js';
-import { readDecoys } from './bind-decoys.js';
+import { readDecoys } from '../policy/bind-decoys.js';
 import { buildContext, type ContextSeed } from './build-context.js';
 import type { ServerConfig } from './config.js';
 import { AddressCounts } from './net/address-counts.js';

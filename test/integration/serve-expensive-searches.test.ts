@@ -201,7 +201,7 @@ describe('leveldap serve: an attack of costly filters', () => {
     await start();
     const rssBefore = serverMemory(server.process.pid!);
     // All at once they would hold 9,600 filters of 242 KB decoded (2.3 GB); each thread runs at
-    // most its budget's worth (thread-load.ts) and keeps the rest as the bytes that arrived.
+    // most its budget's worth (src/server/threads/load.ts) and keeps the rest as the bytes that arrived.
     const attackers = await attack(server.port, 300, 32, 255);
     try {
       await sleep(3000);

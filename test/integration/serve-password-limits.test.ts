@@ -8,7 +8,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRegistry } from '../../src/password/index.js';
-import { MAX_VERIFIED_VALUES } from '../../src/server/password-values.js';
+import { MAX_VERIFIED_VALUES } from '../../src/policy/verified-values.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { RawConnection } from '../helpers/ldap-client.js';
 import { bindRequest, exchange, modifyRequest, type ChangeSpec } from '../helpers/ldap-requests.js';

@@ -12,15 +12,14 @@ import assert from 'node:assert/strict';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import {
-  checkPolicy, createRegistry, rehashReason, rehashRule, DEFAULT_POLICY, SchemeError, VerifiedBindCache, type PasswordPolicy,
-} from '../../src/password/index.js';
+import { createRegistry, SchemeError } from '../../src/password/index.js';
+import { checkPolicy, rehashReason, rehashRule, DEFAULT_POLICY, VerifiedBindCache, type PasswordPolicy } from '../../src/policy/index.js';
 import { policyFromOptions, readPolicyFile } from '../../src/cli/policy-options.js';
 import { CliError } from '../../src/cli/errors.js';
 import { addEntry, generalizedTime, modifyEntry, parseDn, updateEntry, values, DirectoryStore, type Entry } from '../../src/store/index.js';
-import { BackgroundTasks } from '../../src/server/background.js';
-import { Lockout } from '../../src/server/lockout.js';
-import { PasswordUpgrades } from '../../src/server/password-upgrade.js';
+import { BackgroundTasks } from '../../src/policy/background.js';
+import { Lockout } from '../../src/policy/lockout.js';
+import { PasswordUpgrades } from '../../src/policy/upgrade.js';
 import { newCounters } from '../../src/server/threads/counters.js';
 import { BASE, PEOPLE, person, tempDir } from '../helpers/store.js';
 
@@ -273,7 +272,8 @@ describe('lockout and re-encoding against a store', () => {
     const { log, lines } = recordingLogger();
     const background = new BackgroundTasks(log);
     const target = { scheme: 'PBKDF2-SHA256', params: { iterations: 1000 } };
-    const upgrades = new PasswordUpgrades({ registry, store, log, background, counters: newCounters(), rule: rehashRule(registry, policy({ deprecatedSchemes: ['SSHA'] })), ...target });
+    const counters = newCounters();
+    const upgrades = new PasswordUpgrades({ registry, store, log, background, countReencoded: () => Atomics.add(counters, 0, 1) + 1, rule: rehashRule(registry, policy({ deprecatedSchemes: ['SSHA'] })), ...target });
     const password = Buffer.from('secret');
     const ssha = await registry.encode('SSHA', password);
     await modifyEntry(store, dnOf(5), [{ op: 'replace', attribute: 'userPassword', values: [Buffer.from(ssha), Buffer.from('{SSHA512}other')] }], { actor: 'cn=admin' });

@@ -1,8 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import {
-  createRegistry, resolveDefaultScheme, SchemeError, parseStoredValue, type VerifyResult,
-} from '../../src/password/index.js';
+import { createRegistry, SchemeError, parseStoredValue, type VerifyResult } from '../../src/password/index.js';
+import { resolveDefaultScheme } from '../../src/policy/index.js';
 
 const PASSWORDS: Record<string, Buffer> = {
   ascii: Buffer.from('secret'),

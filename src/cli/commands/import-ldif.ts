@@ -4,7 +4,7 @@ import { stat } from 'node:fs/promises';
 import type { Readable } from 'node:stream';
 import type { Argv, CommandModule } from 'yargs';
 import { importLdif, type ImportProblem } from '../../ldif/index.js';
-import { checkPolicy, policyParams, resolveDefaultScheme } from '../../password/index.js';
+import { checkPolicy, policyParams, resolveDefaultScheme } from '../../policy/index.js';
 import { DirectoryStore } from '../../store/index.js';
 import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../data-options.js';
 import { CliError } from '../errors.js';

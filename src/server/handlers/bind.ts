@@ -1,6 +1,6 @@
 /**
  * Simple bind (RFC 4513): anonymous, the admin, or an entry's userPassword through the scheme
- * registry, under the password policy (../password-policy.ts). An unknown DN, a wrong password
+ * registry, under the password policy (src/policy/runtime.ts). An unknown DN, a wrong password
  * and a locked account all answer invalidCredentials, after a decoy verification for an unknown
  * DN (a real account's stored values, ../bind-decoys.ts) and no sooner than the slowest recent
  * verification, so neither the answer nor its timing tells which. At most MAX_VERIFIED_VALUES
@@ -13,7 +13,7 @@
 import { formatDn, normalizeDn, parseDn, values, ResultCode, type Dn, type Entry } from '../../store/index.js';
 import type { OperationContext, Reply } from '../context.js';
 import type { Request } from '../../protocol/types.js';
-import { verifiedValues } from '../password-values.js';
+import { verifiedValues } from '../../policy/verified-values.js';
 
 type BindRequest = Extract<Request, { kind: 'bind' }>;
 

@@ -2,7 +2,7 @@
  * One client connection, owned here rather than by ldapjs: our own framing (size caps before
  * and after bind), requests kept as bytes until they are next (request-queue.ts), at most
  * `maxOutstanding` weight of operations in flight here and the thread's budget over all
- * connections (thread-load.ts; reading pauses beyond, and the kernel is asked whether a paused
+ * connections (../threads/load.ts; reading pauses beyond, and the kernel is asked whether a paused
  * client left), binds run alone, writes that wait for the socket to drain (and a client that
  * stops reading is cut off), idle timeouts counted in messages (shorter while not bound to a DN),
  * the admin's reserve, and malformed input closing only this connection, after a notice of

@@ -7,11 +7,11 @@
  * counted in its log line ("reencoded").
  */
 import type { Logger } from 'pino';
-import { parseStoredValue, rehashReason, type RehashRule, type SchemeRegistry } from '../password/index.js';
+import { parseStoredValue, type SchemeRegistry } from '../password/index.js';
+import { rehashReason, type RehashRule } from './settings.js';
 import type { SchemeParams } from '../../schemes/scheme.js';
 import { updateEntry, values, type DirectoryStore, type Dn, type Entry, type Modification } from '../store/index.js';
 import type { BackgroundTasks } from './background.js';
-import { COUNTER, type Counters } from './threads/counters.js';
 
 /** The userPassword values with `old` replaced by `fresh`, or undefined when `old` is no longer stored. */
 function replacing(entry: Entry, old: Buffer, fresh: Buffer): Modification[] | undefined {
@@ -26,7 +26,8 @@ export interface UpgradeOptions {
   readonly log: Logger;
   readonly background: BackgroundTasks;
   /** Where re-encodings are counted (shared by every serving thread). */
-  readonly counters: Counters;
+  /** Counts one more re-encoding (over every serving thread) and returns the total so far. */
+  readonly countReencoded: () => number;
   /** What to re-encode. */
   readonly rule: RehashRule;
   /** The default scheme's name, and the parameters it writes with. */
@@ -72,7 +73,7 @@ export class PasswordUpgrades {
       log.info({ dn: key, from }, 'password not re-encoded: it changed meanwhile');
       return;
     }
-    const reencoded = Atomics.add(this.options.counters, COUNTER.reencoded, 1) + 1;
+    const reencoded = this.options.countReencoded();
     log.info({ dn: key, from, to: scheme, reason, reencoded }, 'password re-encoded after bind');
   }
 }

@@ -15,7 +15,7 @@
 import { randomInt } from 'node:crypto';
 import type { DirectoryStore } from '../store/index.js';
 import { values } from '../store/index.js';
-import { verifiedValues } from './password-values.js';
+import { verifiedValues } from './verified-values.js';
 
 /** Accounts whose stored values are kept as decoys. */
 export const DECOY_ACCOUNTS = 16;

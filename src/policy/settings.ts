@@ -6,8 +6,8 @@
  * flags and config-file keys, and the checks that need the scheme registry.
  */
 import type { PasswordScheme, SchemeParams } from '../../schemes/scheme.js';
-import { SchemeError } from './errors.js';
-import { parseStoredValue, type SchemeRegistry } from './registry.js';
+import { SchemeError } from '../password/errors.js';
+import { parseStoredValue, type SchemeRegistry } from '../password/registry.js';
 import { errorMessage } from '../errors.js';
 
 /** PBKDF2-SHA256 at 10,000 iterations: what OpenLDAP pw-pbkdf2 writes, readable by OpenLDAP and 389 DS. */

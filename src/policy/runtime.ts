@@ -1,18 +1,19 @@
 /**
  * The password policy at run time. Its settings come from serve's flags and --config
- * (src/password/policy.ts has them with their defaults); here are the parts that keep state:
- * lockout (lockout.ts), the verified-bind cache (src/password/bind-cache.ts), re-encoding after
- * binds (password-upgrade.ts), and the background writes they make (background.ts). The bind
- * handler asks it; quality of new passwords is checked where they are written (password-values.ts).
+ * (settings.ts has them with their defaults); here are the parts that keep state:
+ * lockout (lockout.ts), the verified-bind cache (bind-cache.ts), re-encoding after
+ * binds (upgrade.ts), and the background writes they make (background.ts). The bind
+ * handler asks it; quality of new passwords is checked where they are written (src/server/password-values.ts).
  */
 import type { Logger } from 'pino';
-import { policyParams, rehashRule, VerifiedBindCache, type PasswordPolicy, type SchemeRegistry } from '../password/index.js';
+import type { SchemeRegistry } from '../password/index.js';
+import { policyParams, rehashRule, type PasswordPolicy } from './settings.js';
+import { VerifiedBindCache } from './bind-cache.js';
 import type { SchemeParams } from '../../schemes/scheme.js';
 import type { DirectoryStore } from '../store/index.js';
 import { BackgroundTasks } from './background.js';
-import type { Counters } from './threads/counters.js';
 import { Lockout, TRACKED_ACCOUNTS } from './lockout.js';
-import { PasswordUpgrades } from './password-upgrade.js';
+import { PasswordUpgrades } from './upgrade.js';
 
 export interface PolicyRuntime {
   readonly settings: PasswordPolicy;
@@ -35,7 +36,9 @@ function trackedAccounts(): number {
 }
 
 /** The runtime of a policy whose default scheme is resolved (its first name) and checked (checkPolicy). */
-export function createPolicyRuntime(settings: PasswordPolicy, registry: SchemeRegistry, store: DirectoryStore, log: Logger, counters: Counters): PolicyRuntime {
+export function createPolicyRuntime(
+  settings: PasswordPolicy, registry: SchemeRegistry, store: DirectoryStore, log: Logger, countReencoded: () => number,
+): PolicyRuntime {
   const background = new BackgroundTasks(log);
   const defaultParams = policyParams(registry, settings.defaultScheme, settings);
   return {
@@ -45,7 +48,7 @@ export function createPolicyRuntime(settings: PasswordPolicy, registry: SchemeRe
     lockout: new Lockout(settings, store, log, background, Date.now, trackedAccounts()),
     bindCache: new VerifiedBindCache(settings.bindCacheTtl, settings.bindCacheSize),
     upgrades: new PasswordUpgrades({
-      registry, store, log, background, counters, rule: rehashRule(registry, settings), scheme: settings.defaultScheme, params: defaultParams,
+      registry, store, log, background, countReencoded, rule: rehashRule(registry, settings), scheme: settings.defaultScheme, params: defaultParams,
     }),
   };
 }

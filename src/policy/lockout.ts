@@ -25,7 +25,7 @@
  */
 import type { Logger } from 'pino';
 import { generalizedTime, parseGeneralizedTime, updateEntry, values, type DirectoryStore, type Dn, type Entry, type Modification } from '../store/index.js';
-import type { PasswordPolicy } from '../password/index.js';
+import type { PasswordPolicy } from './settings.js';
 import type { BackgroundTasks } from './background.js';
 
 const LOCKED = 'pwdAccountLockedTime';

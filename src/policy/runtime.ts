@@ -14,6 +14,21 @@ import type { DirectoryStore } from '../store/index.js';
 import { BackgroundTasks } from './background.js';
 import { Lockout, TRACKED_ACCOUNTS } from './lockout.js';
 import { PasswordUpgrades } from './upgrade.js';
+import { Authenticator, type AdminAccount } from './authenticate.js';
+import type { BindDecoys } from './bind-decoys.js';
+
+/** What the runtime is made of. */
+export interface PolicyParts {
+  readonly settings: PasswordPolicy;
+  readonly registry: SchemeRegistry;
+  readonly store: DirectoryStore;
+  readonly log: Logger;
+  /** Counts one more re-encoding (over every serving thread) and returns the total. */
+  readonly countReencoded: () => number;
+  readonly admin: AdminAccount;
+  /** What an unknown bind DN verifies (bind-decoys.ts). */
+  readonly decoys: BindDecoys;
+}
 
 export interface PolicyRuntime {
   readonly settings: PasswordPolicy;
@@ -24,6 +39,8 @@ export interface PolicyRuntime {
   readonly upgrades: PasswordUpgrades;
   /** Writes made after answering; shutdown drains them before closing the database. */
   readonly background: BackgroundTasks;
+  /** Simple binds' verdicts, under all of the above. */
+  readonly authenticator: Authenticator;
 }
 
 /**
@@ -36,19 +53,15 @@ function trackedAccounts(): number {
 }
 
 /** The runtime of a policy whose default scheme is resolved (its first name) and checked (checkPolicy). */
-export function createPolicyRuntime(
-  settings: PasswordPolicy, registry: SchemeRegistry, store: DirectoryStore, log: Logger, countReencoded: () => number,
-): PolicyRuntime {
+export function createPolicyRuntime(parts: PolicyParts): PolicyRuntime {
+  const { settings, registry, store, log, countReencoded } = parts;
   const background = new BackgroundTasks(log);
   const defaultParams = policyParams(registry, settings.defaultScheme, settings);
-  return {
-    settings,
-    defaultParams,
-    background,
-    lockout: new Lockout(settings, store, log, background, Date.now, trackedAccounts()),
-    bindCache: new VerifiedBindCache(settings.bindCacheTtl, settings.bindCacheSize),
-    upgrades: new PasswordUpgrades({
-      registry, store, log, background, countReencoded, rule: rehashRule(registry, settings), scheme: settings.defaultScheme, params: defaultParams,
-    }),
-  };
+  const lockout = new Lockout(settings, store, log, background, Date.now, trackedAccounts());
+  const bindCache = new VerifiedBindCache(settings.bindCacheTtl, settings.bindCacheSize);
+  const upgrades = new PasswordUpgrades({
+    registry, store, log, background, countReencoded, rule: rehashRule(registry, settings), scheme: settings.defaultScheme, params: defaultParams,
+  });
+  const authenticator = new Authenticator({ registry, store, admin: parts.admin, lockout, bindCache, upgrades, decoys: parts.decoys, log });
+  return { settings, defaultParams, background, lockout, bindCache, upgrades, authenticator };
 }

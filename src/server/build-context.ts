@@ -8,6 +8,7 @@ import type { SchemeRegistry } from '../password/index.js';
 import type { PasswordPolicy } from '../policy/index.js';
 import type { DirectoryStore } from '../store/index.js';
 import { BindDecoys } from '../policy/bind-decoys.js';
+import { BindNames } from './bind-names.js';
 import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
 import { COUNTER, type Counters } from './threads/counters.js';
@@ -32,8 +33,10 @@ export function buildContext(seed: ContextSeed, store: DirectoryStore, registry:
   return {
     store, registry, log, counters, scheduler: new Scheduler(), load: new ThreadLoad(),
     config: seed.config, vendorVersion: seed.vendorVersion, admin: seed.admin,
-    decoys: new BindDecoys(seed.decoys, seed.dummyHash),
-    defaultScheme: seed.settings.defaultScheme,
-    policy: createPolicyRuntime(seed.settings, registry, store, log, () => Atomics.add(counters, COUNTER.reencoded, 1) + 1),
+    defaultScheme: seed.settings.defaultScheme, bindNames: new BindNames(),
+    policy: createPolicyRuntime({
+      settings: seed.settings, registry, store, log, admin: seed.admin, decoys: new BindDecoys(seed.decoys, seed.dummyHash),
+      countReencoded: () => Atomics.add(counters, COUNTER.reencoded, 1) + 1,
+    }),
   };
 }

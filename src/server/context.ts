@@ -3,7 +3,7 @@ import type { Logger } from 'pino';
 import type { SchemeRegistry } from '../password/index.js';
 import type { DirectoryStore } from '../store/index.js';
 import type { ServerConfig } from './config.js';
-import type { BindDecoys } from '../policy/bind-decoys.js';
+import type { BindNames } from './bind-names.js';
 import type { Counters } from './threads/counters.js';
 import type { PolicyRuntime } from '../policy/runtime.js';
 import type { Control, Result } from '../protocol/types.js';
@@ -17,8 +17,8 @@ export interface ServerContext {
   readonly config: ServerConfig;
   /** The admin DN, normalized, and its password hash. */
   readonly admin: { readonly normalizedDn: string; readonly stored: string };
-  /** Stored values verified when a bind DN does not exist or holds no password (bind-decoys.ts). */
-  readonly decoys: BindDecoys;
+  /** Bind DNs that bound, parsed (this thread's cache). */
+  readonly bindNames: BindNames;
   /** The scheme written passwords are hashed with (--default-scheme). */
   readonly defaultScheme: string;
   /** The password policy (serve's flags and --config) and its state: lockout, bind cache, re-encoding. */

@@ -1,0 +1,224 @@
+/**
+ * Authenticating a simple bind under the password policy: who the DN is (the admin, an entry, or
+ * nobody), whether the password matches one of its stored values (at most MAX_VERIFIED_VALUES,
+ * verified-values.ts), and what the policy says. An unknown DN, a wrong password and a locked
+ * account are one answer, 'invalid', given after a decoy verification for an unknown DN (a real
+ * account's stored values, bind-decoys.ts) and no sooner than the slowest recent verification
+ * (FailureFloor), so neither the answer nor its timing tells which.
+ *
+ * With lockout on, a bind of an entry reserves an attempt before verifying (waiting in line while
+ * every attempt left is being verified, lockout.ts), a wrong password counts toward lockout, and a
+ * match answers 'success' only if the account is not locked at that moment. The verified-bind
+ * cache (bind-cache.ts) may answer a repeat bind of a costly scheme; after a success the lockout
+ * records are reset and a stored value the policy wants re-encoded is re-encoded (upgrade.ts),
+ * after the bind has answered. One Authenticator per serving thread (its floor is the thread's).
+ */
+import type { Logger } from 'pino';
+import type { SchemeRegistry } from '../password/index.js';
+import { values, type DirectoryStore, type Dn, type Entry } from '../store/index.js';
+import type { VerifiedBindCache } from './bind-cache.js';
+import type { BindDecoys } from './bind-decoys.js';
+import type { Lockout } from './lockout.js';
+import type { PasswordUpgrades } from './upgrade.js';
+import { verifiedValues } from './verified-values.js';
+
+/** The admin: not an entry; its DN normalized and its password hash. */
+export interface AdminAccount {
+  readonly normalizedDn: string;
+  readonly stored: string;
+}
+
+/** What a bind is authenticated as. */
+export type Verdict = { readonly result: 'success'; readonly isAdmin: boolean } | { readonly result: 'invalid' };
+
+/** The bind's DN, parsed and normalized. */
+export interface BindTarget {
+  readonly dn: Dn;
+  readonly normalized: string;
+}
+
+export interface AuthenticatorParts {
+  readonly registry: SchemeRegistry;
+  readonly store: DirectoryStore;
+  readonly admin: AdminAccount;
+  readonly lockout: Lockout;
+  readonly bindCache: VerifiedBindCache;
+  readonly upgrades: PasswordUpgrades;
+  readonly decoys: BindDecoys;
+  readonly log: Logger;
+}
+
+const FLOOR_HALF_LIFE_MS = 5000;
+const MAX_FLOOR_MS = 2000;
+const INVALID: Verdict = { result: 'invalid' };
+
+/**
+ * Failed binds answer no sooner than the slowest recent verification (a decaying maximum), so
+ * neither an unknown DN nor a cheap stored scheme answers faster than a costly one. The maximum
+ * decays with every verification and with time (halved every FLOOR_HALF_LIFE_MS), so one sample
+ * inflated by a stall (a long GC, a busy thread pool) does not slow every failed bind for long.
+ */
+export class FailureFloor {
+  private floorMs = 0;
+  private updatedAt = performance.now();
+
+  observe(millis: number, now = performance.now()): void {
+    const decayed = this.floorMs * 0.999 * 0.5 ** ((now - this.updatedAt) / FLOOR_HALF_LIFE_MS);
+    this.floorMs = Math.min(MAX_FLOOR_MS, Math.max(decayed, millis));
+    this.updatedAt = now;
+  }
+
+  async wait(startedAt: number): Promise<void> {
+    const remaining = this.floorMs - (performance.now() - startedAt);
+    if (remaining > 0.2) await new Promise((resolve) => setTimeout(resolve, remaining));
+  }
+}
+
+interface Account {
+  readonly isAdmin: boolean;
+  readonly stored: readonly string[];
+  /** The whole entry, read only when lockout needs its records. */
+  readonly entry?: Entry;
+}
+
+/** An entry's account, read whole because lockout is on. */
+type EntryAccount = Account & { readonly entry: Entry };
+const hasEntry = (account: Account): account is EntryAccount => account.entry !== undefined;
+const texts = (stored: readonly Buffer[]): string[] => stored.map((value) => value.toString('utf8'));
+
+export class Authenticator {
+  private readonly floor = new FailureFloor();
+
+  constructor(private readonly parts: AuthenticatorParts) {}
+
+  /** Authenticates `password` for the bind DN; 'invalid' answers no sooner than the failure floor. */
+  async authenticate(target: BindTarget, password: Buffer): Promise<Verdict> {
+    const started = performance.now();
+    const account = this.lookup(target);
+    const verdict = hasEntry(account) ? await this.underLockout(target, account, password) : await this.verify(target, account, password);
+    if (verdict.result === 'invalid') await this.floor.wait(started);
+    return verdict;
+  }
+
+  /** Without lockout (or for the admin): a match is a success. */
+  private async verify(target: BindTarget, account: Account, password: Buffer): Promise<Verdict> {
+    const matched = await this.matchingValue(target.normalized, password, account.stored);
+    if (matched === undefined) return INVALID;
+    return this.succeeded(target, account, password, matched);
+  }
+
+  /** An entry under lockout: an attempt reserved, verified, counted; success only if still not locked. */
+  private async underLockout(target: BindTarget, looked: EntryAccount, password: Buffer): Promise<Verdict> {
+    const { lockout, log } = this.parts;
+    const account = await this.reserveAttempt(target, looked);
+    if (account === undefined) {
+      log.debug({ dn: target.normalized }, 'bind refused: the account is locked');
+      return INVALID;
+    }
+    let matched: string | undefined;
+    try {
+      matched = await this.matchingValue(target.normalized, password, account.stored);
+    } catch (error) {
+      lockout.release(target.normalized);
+      throw error;
+    }
+    if (matched === undefined) {
+      await lockout.failed(target.dn, target.normalized);
+      return INVALID;
+    }
+    if (lockout.lockedNow(target.dn, target.normalized)) {
+      lockout.release(target.normalized);
+      log.debug({ dn: target.normalized }, 'bind refused: the account was locked during the verification');
+      return INVALID;
+    }
+    return this.succeeded(target, account, password, matched);
+  }
+
+  /** After a match: lockout records reset and the value re-encoded if the policy says so (entries only). */
+  private succeeded(target: BindTarget, account: Account, password: Buffer, matched: string): Verdict {
+    if (!account.isAdmin) {
+      if (account.entry) this.parts.lockout.succeeded(target.dn, target.normalized, account.entry);
+      this.parts.upgrades.consider(target.dn, target.normalized, password, matched);
+    }
+    return { result: 'success', isAdmin: account.isAdmin };
+  }
+
+  private lookup(target: BindTarget): Account {
+    const { admin, store, lockout, decoys } = this.parts;
+    if (target.normalized === admin.normalizedDn) return { isAdmin: true, stored: [admin.stored] };
+    if (!lockout.enabled) {
+      const stored = texts(store.valuesSync(target.dn, 'userPassword') ?? []);
+      decoys.offer(stored);
+      return { isAdmin: false, stored };
+    }
+    const entry = store.getSync(target.dn);
+    if (!entry) return { isAdmin: false, stored: [] };
+    const stored = texts(values(entry, 'userPassword'));
+    decoys.offer(stored);
+    return { isAdmin: false, stored, entry };
+  }
+
+  /**
+   * Lockout's say before a password of this entry is verified: the account (read again if the bind
+   * had to wait its turn) with an attempt reserved, or undefined when the bind is refused (locked).
+   */
+  private async reserveAttempt(target: BindTarget, account: EntryAccount): Promise<EntryAccount | undefined> {
+    const { lockout, log } = this.parts;
+    if (lockout.isLocked(target.normalized, account.entry)) return undefined;
+    const reserved = lockout.reserve(target.normalized, { dn: target.dn, entry: account.entry });
+    if (reserved === true) return account;
+    if (reserved === false) return undefined;
+    log.debug({ dn: target.normalized }, 'bind waits: every attempt left is being verified');
+    if (!(await reserved)) return undefined;
+    // Its turn came: the entry may have changed (locked by the admin, a new password) while it waited.
+    const current = this.lookup(target);
+    if (hasEntry(current) && !lockout.isLocked(target.normalized, current.entry)) return current;
+    lockout.release(target.normalized);
+    return undefined;
+  }
+
+  /** The stored value the password matches (among the first MAX_VERIFIED_VALUES), or undefined (after a decoy verification when there is none). */
+  private async matchingValue(key: string, password: Buffer, stored: readonly string[]): Promise<string | undefined> {
+    if (stored.length === 0) {
+      await this.verifyDecoy(password);
+      return undefined;
+    }
+    for (const value of verifiedValues(stored)) {
+      if (await this.verifyOne(key, password, value)) return value;
+    }
+    return undefined;
+  }
+
+  /**
+   * Does the password match this stored value? For a costly scheme (one that records iterations)
+   * the verified-bind cache answers when it saw this DN, password and value verify within its TTL.
+   */
+  private async verifyOne(key: string, password: Buffer, stored: string): Promise<boolean> {
+    const { registry, bindCache: cache, log } = this.parts;
+    const cacheable = cache.enabled && registry.iterationsOf(stored) !== undefined;
+    if (cacheable && cache.has(key, password, stored)) {
+      log.debug({ dn: key, cacheHits: cache.hits }, 'verified-bind cache hit');
+      return true;
+    }
+    const match = await this.timed(password, stored);
+    if (match && cacheable) cache.remember(key, password, stored);
+    return match;
+  }
+
+  /**
+   * A bind of a DN that does not exist (or holds no password): the password is verified against a
+   * real account's values (bind-decoys.ts), so that it costs what a wrong password costs; never
+   * through the verified-bind cache, and whatever it finds, nobody is bound.
+   */
+  private async verifyDecoy(password: Buffer): Promise<void> {
+    for (const stored of this.parts.decoys.pick()) await this.timed(password, stored);
+  }
+
+  /** One verification, its time fed to the failure floor. */
+  private async timed(password: Buffer, stored: string): Promise<boolean> {
+    const started = performance.now();
+    const match = (await this.parts.registry.verify(password, stored)).status === 'match';
+    this.floor.observe(performance.now() - started);
+    return match;
+  }
+}

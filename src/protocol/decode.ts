@@ -70,6 +70,18 @@ const KINDS = new Map<number, Request['kind']>(Object.entries(RequestOp).map(([k
 
 /** The message ID and kind of a request, reading only its first elements. Throws ProtocolError. */
 export function peekRequest(frame: Buffer): RequestHead {
+  const end = frame.length;
+  if (elementEnd(frame, 0, end, Tag.Sequence) === end) {
+    const idEnd = elementEnd(frame, found.start, end, Tag.Integer);
+    const messageId = idEnd < 0 ? undefined : integerAt(frame, found.start, idEnd);
+    const kind = idEnd < 0 ? undefined : KINDS.get(frame[idEnd]!);
+    if (messageId !== undefined && messageId >= 0 && kind !== undefined) return { messageId, kind };
+  }
+  return peekWithReader(frame);
+}
+
+/** peekRequest through the general reader, for what the quick path does not take (and its exact errors). */
+function peekWithReader(frame: Buffer): RequestHead {
   let messageId: number | undefined;
   try {
     const input = new BerInput(frame);

@@ -1,6 +1,6 @@
 /** `leveldap encode-password`: hash a password, or check one against a stored value. */
 import type { Argv, CommandModule } from 'yargs';
-import { type SchemeRegistry } from '../../password/index.js';
+import type { SchemeRegistry } from '../../password/index.js';
 import { DEFAULT_SCHEME } from '../../policy/index.js';
 import { readPassword } from '../password-input.js';
 import { registryFromOptions, schemeParams, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';

@@ -4,7 +4,7 @@ import { formatLdifRecords, hashPasswords, makeEntries, orderedMap } from '../..
 import type { Entry } from '../../store/index.js';
 import { registryFromOptions, schemeParams, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
 import { writeAll } from '../output.js';
-import { type SchemeRegistry } from '../../password/index.js';
+import type { SchemeRegistry } from '../../password/index.js';
 import { isClearScheme } from '../../policy/index.js';
 
 interface MakeArgs extends SchemeOptions {

@@ -1,7 +1,7 @@
 /** `leveldap schemes`: the registered password storage schemes and their parameters. */
 import type { Argv, CommandModule } from 'yargs';
 import type { ParamSpec, PasswordScheme } from '../../../schemes/scheme.js';
-import { type RegisteredScheme, type SchemeRegistry } from '../../password/index.js';
+import type { RegisteredScheme, SchemeRegistry } from '../../password/index.js';
 import { DEFAULT_SCHEME } from '../../policy/index.js';
 import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
 import { formatTable } from '../table.js';

@@ -136,13 +136,14 @@ export class Connection {
 
   /**
    * Takes one message; false once nothing more may be read as LDAP in clear (closing, or StartTLS
-   * accepted). Unbind, Abandon and extended requests are decoded at once, the others when they
-   * are next to start (request-queue.ts).
+   * accepted). Unbind, Abandon and extended requests are decoded at once, and so is a request that
+   * finds nothing waiting (it is about to start: the common case, decoded on the quick path); the
+   * others wait as bytes until they are next (request-queue.ts).
    */
   private readonly takeFrame = (frame: Buffer): boolean => {
     this.idleTimer.touch();
-    const head = peekRequest(frame);
-    if (head.kind === 'unbind' || head.kind === 'abandon' || head.kind === 'extended') this.accept(decodeRequest(frame));
+    const head = this.queue.length === 0 ? undefined : peekRequest(frame);
+    if (!head || head.kind === 'unbind' || head.kind === 'abandon' || head.kind === 'extended') this.accept(decodeRequest(frame));
     else this.queueFrame(head as RequestHead & { kind: AnsweredRequest['kind'] }, frame);
     return !(this.closing || this.upgrading);
   };
@@ -176,7 +177,7 @@ export class Connection {
       if (!this.queue.abandon(request.abandonId)) this.session.abandon(request.abandonId);
       return;
     }
-    if (!this.admissible(request.messageId, isStartTls(request))) return;
+    if (!this.admissible(request.messageId, request.kind === 'bind' || isStartTls(request))) return;
     if (this.startTlsContext && isStartTls(request)) this.startTls(request, this.startTlsContext);
     else this.queue.pushRequest(request);
   }

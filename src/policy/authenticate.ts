@@ -95,16 +95,15 @@ export class Authenticator {
   async authenticate(target: BindTarget, password: Buffer): Promise<Verdict> {
     const started = performance.now();
     const account = this.lookup(target);
-    const verdict = hasEntry(account) ? await this.underLockout(target, account, password) : await this.verify(target, account, password);
+    let verdict: Verdict;
+    if (hasEntry(account)) verdict = await this.underLockout(target, account, password);
+    else {
+      // Without lockout (or for the admin): a match is a success.
+      const matched = await this.matchingValue(target.normalized, password, account.stored);
+      verdict = matched === undefined ? INVALID : this.succeeded(target, account, password, matched);
+    }
     if (verdict.result === 'invalid') await this.floor.wait(started);
     return verdict;
-  }
-
-  /** Without lockout (or for the admin): a match is a success. */
-  private async verify(target: BindTarget, account: Account, password: Buffer): Promise<Verdict> {
-    const matched = await this.matchingValue(target.normalized, password, account.stored);
-    if (matched === undefined) return INVALID;
-    return this.succeeded(target, account, password, matched);
   }
 
   /** An entry under lockout: an attempt reserved, verified, counted; success only if still not locked. */
@@ -200,7 +199,9 @@ export class Authenticator {
       log.debug({ dn: key, cacheHits: cache.hits }, 'verified-bind cache hit');
       return true;
     }
-    const match = await this.timed(password, stored);
+    const started = performance.now();
+    const match = (await registry.verify(password, stored)).status === 'match';
+    this.floor.observe(performance.now() - started);
     if (match && cacheable) cache.remember(key, password, stored);
     return match;
   }
@@ -211,14 +212,10 @@ export class Authenticator {
    * through the verified-bind cache, and whatever it finds, nobody is bound.
    */
   private async verifyDecoy(password: Buffer): Promise<void> {
-    for (const stored of this.parts.decoys.pick()) await this.timed(password, stored);
-  }
-
-  /** One verification, its time fed to the failure floor. */
-  private async timed(password: Buffer, stored: string): Promise<boolean> {
-    const started = performance.now();
-    const match = (await this.parts.registry.verify(password, stored)).status === 'match';
-    this.floor.observe(performance.now() - started);
-    return match;
+    for (const stored of this.parts.decoys.pick()) {
+      const started = performance.now();
+      await this.parts.registry.verify(password, stored);
+      this.floor.observe(performance.now() - started);
+    }
   }
 }

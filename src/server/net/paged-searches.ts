@@ -70,6 +70,7 @@ export class PagedSearches {
 
   /** Releases every open search (the connection's identity changed: a cookie does not carry over). */
   releaseOpen(): void {
+    if (this.open.size === 0) return;
     for (const key of [...this.open.keys()]) this.release(key);
   }
 }

@@ -4,7 +4,8 @@
  * not yet on disk, and written in large unsynced batches while the next chunk is prepared.
  * `finish` ends with a synced write, so everything is on disk when it resolves.
  */
-import { normalizeDn, parseDn, type Dn } from './dn.js';
+import { parseDn, type Dn } from './dn.js';
+import { normalizeDn } from './normalize.js';
 import type { Entry } from './entry.js';
 import { ancestorKeys, metaKey } from './keys.js';
 import type { BatchOp, DirectoryStore } from './store.js';

@@ -1,12 +1,10 @@
 /**
  * Distinguished names per RFC 4514: parse (with RFC 2253/1779 leniency: spaces around
- * separators, quoted values, ';' between RDNs), format with escaping, and normalize so that
- * `UID=User.1, ou=People,DC=example,dc=com` and `uid=user.1,ou=people,dc=example,dc=com` are
- * the same entry. The entry keeps its DN as written; the normalized form is only for lookup.
+ * separators, quoted values, ';' between RDNs) and format with escaping: the syntax only. Their
+ * normalized form (by each attribute's matching rule, so that `UID=User.1, ou=People,DC=example,dc=com`
+ * and `uid=user.1,ou=people,dc=example,dc=com` are the same entry) is in normalize.ts.
  */
 import { DirectoryError } from './errors.js';
-import { attributeType } from './schema.js';
-import { normalizeValue } from './matching.js';
 
 export interface Ava {
   /** The attribute type as written ('UID', 'cn', '2.5.4.3'). */
@@ -229,33 +227,4 @@ export function formatRdn(rdn: Rdn): string {
 
 export function formatDn(dn: Dn): string {
   return dn.map(formatRdn).join(',');
-}
-
-/** Normalized AVAs seen recently: the RDNs near the root repeat in every DN of a subtree. */
-const avaCache = new Map<string, string>();
-
-function normalizeAva(ava: Ava): string {
-  const cacheKey = `${ava.hex ? '#' : ''}${ava.type}\0${ava.value}`;
-  const cached = avaCache.get(cacheKey);
-  if (cached !== undefined) return cached;
-  if (avaCache.size >= 4096) avaCache.clear();
-  const normalized = computeNormalizedAva(ava);
-  avaCache.set(cacheKey, normalized);
-  return normalized;
-}
-
-function computeNormalizedAva(ava: Ava): string {
-  const type = attributeType(ava.type);
-  const value = ava.hex ? ava.value : normalizeValue(type, Buffer.from(ava.value, 'utf8'));
-  return `${type.name.toLowerCase()}=${ava.hex ? value : escapeValue(value)}`;
-}
-
-/** One RDN in canonical form: types by canonical name, values by their matching rule, AVAs sorted. */
-export function normalizeRdn(rdn: Rdn): string {
-  return rdn.map(normalizeAva).sort().join('+');
-}
-
-export function normalizeDn(dn: Dn | string): string {
-  const parsed = typeof dn === 'string' ? parseDn(dn) : dn;
-  return parsed.map(normalizeRdn).join(',');
 }

@@ -2,10 +2,10 @@ export { DirectoryStore, STORE_FORMAT, DEFAULT_CACHE_MB, type Scope, type IndexH
 export { BulkLoader } from './bulk.js';
 export { DirectoryError, StoreError, ResultCode, type ResultCodeName } from './errors.js';
 export {
-  parseDn, formatDn, normalizeDn, normalizeRdn, escapeValue, dnSizeProblem, DEFAULT_DN_LIMITS, DN_CEILING, type Dn, type DnLimits, type Rdn, type Ava,
+  parseDn, formatDn, escapeValue, dnSizeProblem, DEFAULT_DN_LIMITS, DN_CEILING, type Dn, type DnLimits, type Rdn, type Ava,
 } from './dn.js';
 export { values, findAttribute, hasAttribute, groupAttributes, withAttribute, type Entry, type Attribute } from './entry.js';
-export { normalizeValue } from './matching.js';
+export { normalizeDn, normalizeRdn, normalizeValue } from './normalize.js';
 export { attributeType, attributeKey, typeKey, type AttributeType } from './schema.js';
 export { DEFAULT_INDEXES } from './indexes.js';
 export { SharedSlots, fnv1a } from './mutex.js';

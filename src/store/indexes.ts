@@ -1,6 +1,6 @@
 /** Index maintenance: the index keys an entry contributes, written and removed with it. */
 import type { Entry } from './entry.js';
-import { normalizeValue } from './matching.js';
+import { normalizeValue } from './normalize.js';
 import { attributeType, typeKey } from './schema.js';
 import { equalityKey } from './keys.js';
 

@@ -12,7 +12,8 @@
  * Normalized RDNs never hold control characters (dn.ts escapes them).
  */
 import { createHash } from 'node:crypto';
-import { normalizeRdn, type Dn } from './dn.js';
+import type { Dn } from './dn.js';
+import { normalizeRdn } from './normalize.js';
 
 export const SEPARATOR = '\x00';
 const RDN_SEPARATOR = '\x01';

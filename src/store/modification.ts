@@ -6,7 +6,7 @@
 import { formatDn, type Ava, type Dn, type Rdn } from './dn.js';
 import { findAttribute, withAttribute, type Entry } from './entry.js';
 import { DirectoryError } from './errors.js';
-import { normalizeValue } from './matching.js';
+import { normalizeValue } from './normalize.js';
 import { attributeType } from './schema.js';
 import { checkValues, hasRdnValue, isInteger } from './validate.js';
 import { WorkingEntry } from './working-entry.js';

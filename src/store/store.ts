@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { Level } from 'level';
-import { formatDn, normalizeRdn, parseDn, type Dn, type Rdn } from './dn.js';
+import { formatDn, parseDn, type Dn, type Rdn } from './dn.js';
 import { decodeEntry, decodeValues, encodeEntry } from './codec.js';
 import { values, type Entry } from './entry.js';
 import { DirectoryError, StoreError } from './errors.js';
@@ -14,7 +14,7 @@ import {
   valueKey, valueKeyOfIndexKey,
   subtreeRange, suffixKey,
 } from './keys.js';
-import { normalizeValue } from './matching.js';
+import { normalizeRdn, normalizeValue } from './normalize.js';
 import { KeyedMutex, SharedSlots } from './mutex.js';
 import { withCreationAttributes } from './operational.js';
 import { WriteRecovery, type RecoveryDb, type StoreLog } from './recovery.js';

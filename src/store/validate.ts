@@ -2,7 +2,7 @@
 import type { Ava, Dn } from './dn.js';
 import { values, type Entry } from './entry.js';
 import { DirectoryError } from './errors.js';
-import { normalizeValue } from './matching.js';
+import { normalizeValue } from './normalize.js';
 import { attributeType, validDescription, type AttributeType } from './schema.js';
 import { isGeneralizedTime } from './time.js';
 

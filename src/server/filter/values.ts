@@ -6,7 +6,7 @@
  * Candidates to move into src/store/matching.ts.
  */
 import { parseDn } from '../../store/dn.js';
-import { normalizeValue } from '../../store/matching.js';
+import { normalizeValue } from '../../store/normalize.js';
 import type { AttributeType, Equality } from '../../store/schema.js';
 import { parseGeneralizedTime } from '../../store/time.js';
 

@@ -1,10 +1,12 @@
 /**
- * Equality matching rules (RFC 4517/4518, simplified): each turns a value into the string two
- * equal values share. Used for DN normalization, index keys and, later, filters.
+ * Normalized forms: the equality matching rules (RFC 4517/4518, simplified), each turning a value
+ * into the string two equal values share, and DNs normalized by them (types by canonical name,
+ * values by their rule, AVAs of an RDN sorted). Used for lookup keys, index keys and filters;
+ * dn.ts has the DN syntax and imports nothing from here.
  */
 import type { AttributeType, Equality } from './schema.js';
 import { attributeType } from './schema.js';
-import { normalizeDn } from './dn.js';
+import { escapeValue, parseDn, type Ava, type Dn, type Rdn } from './dn.js';
 
 /** Insignificant space handling: trim, and runs of spaces count as one. */
 function squeezeSpaces(text: string): string {
@@ -51,4 +53,33 @@ const RULES: Readonly<Record<Equality, (value: Buffer) => string>> = {
 export function normalizeValue(type: AttributeType | string, value: Buffer): string {
   const resolved = typeof type === 'string' ? attributeType(type) : type;
   return RULES[resolved.equality](value);
+}
+
+/** Normalized AVAs seen recently: the RDNs near the root repeat in every DN of a subtree. */
+const avaCache = new Map<string, string>();
+
+function normalizeAva(ava: Ava): string {
+  const cacheKey = `${ava.hex ? '#' : ''}${ava.type}\0${ava.value}`;
+  const cached = avaCache.get(cacheKey);
+  if (cached !== undefined) return cached;
+  if (avaCache.size >= 4096) avaCache.clear();
+  const normalized = computeNormalizedAva(ava);
+  avaCache.set(cacheKey, normalized);
+  return normalized;
+}
+
+function computeNormalizedAva(ava: Ava): string {
+  const type = attributeType(ava.type);
+  const value = ava.hex ? ava.value : normalizeValue(type, Buffer.from(ava.value, 'utf8'));
+  return `${type.name.toLowerCase()}=${ava.hex ? value : escapeValue(value)}`;
+}
+
+/** One RDN in canonical form: types by canonical name, values by their matching rule, AVAs sorted. */
+export function normalizeRdn(rdn: Rdn): string {
+  return rdn.map(normalizeAva).sort().join('+');
+}
+
+export function normalizeDn(dn: Dn | string): string {
+  const parsed = typeof dn === 'string' ? parseDn(dn) : dn;
+  return parsed.map(normalizeRdn).join(',');
 }

@@ -1,0 +1,55 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { decodeEntry, decodeValues, encodeEntry } from '../../../src/store/codec.js';
+import { StoreError, values } from '../../../src/store/index.js';
+
+test('an entry record round-trips DN and values byte for byte', () => {
+  const entry = {
+    dn: 'cn=Zoë 日本\\, Ltd,o=x',
+    attributes: [
+      { name: 'cn;lang-ja', values: [Buffer.from('日本'), Buffer.from('')] },
+      { name: 'jpegPhoto', values: [Buffer.from([0, 255, 10, 13, 0x80])] },
+      { name: 'objectClass', values: ['top', 'person'].map((v) => Buffer.from(v)) },
+    ],
+  };
+  const decoded = decodeEntry(encodeEntry(entry));
+  assert.equal(decoded.dn, entry.dn);
+  assert.deepEqual(decoded.attributes.map((a) => [a.name, a.values.map((v) => v.toString('hex'))]),
+    entry.attributes.map((a) => [a.name, a.values.map((v) => v.toString('hex'))]));
+});
+
+test('a truncated or foreign record is a StoreError, not a crash', () => {
+  const record = encodeEntry({ dn: 'o=x', attributes: [{ name: 'o', values: [Buffer.from('x')] }] });
+  for (let cut = 0; cut < record.byteLength; cut += 1) {
+    assert.throws(() => decodeEntry(record.subarray(0, cut)), StoreError);
+  }
+  assert.throws(() => decodeEntry(Buffer.from([9, 0, 0])), /format 9 is not supported/);
+});
+
+test('decodeValues reads one attribute type from a record without decoding the rest', () => {
+  const entry = {
+    dn: 'uid=a,dc=x',
+    attributes: [
+      { name: 'cn', values: [Buffer.from('A')] },
+      { name: 'userPassword', values: [Buffer.from('{SSHA}one'), Buffer.from('{SSHA}two')] },
+      { name: 'mail', values: [Buffer.alloc(300, 0x61)] },
+      { name: 'USERPASSWORD;x-opt', values: [Buffer.from('three')] },
+      { name: 'userPasswordX', values: [Buffer.from('not a userPassword')] },
+      { name: '2.5.4.35', values: [Buffer.from('by OID')] },
+      { name: 'OID.2.5.4.35', values: [Buffer.from('by OID.')] },
+      { name: 'userPasswor', values: [Buffer.from('shorter')] },
+    ],
+  };
+  const record = encodeEntry(entry);
+  assert.deepEqual(decodeValues(record, 'userPassword').map(String), ['{SSHA}one', '{SSHA}two', 'three', 'by OID', 'by OID.']);
+  assert.deepEqual(decodeValues(record, 'USERPASSWORD').map(String), decodeValues(record, '2.5.4.35').map(String), 'asked by any name');
+  assert.deepEqual(decodeValues(record, 'userPasswordX').map(String), ['not a userPassword'], 'an unknown type: its own name only');
+  for (const description of ['userPassword', 'cn', 'mail', 'userPasswordX', 'sn']) {
+    assert.deepEqual(decodeValues(record, description), values(decodeEntry(record), description), `same as decodeEntry + values: ${description}`);
+  }
+  assert.deepEqual(decodeValues(record, 'commonName').map(String), ['A'], 'aliases match');
+  assert.deepEqual(decodeValues(record, 'sn'), []);
+  for (let cut = 1; cut < record.byteLength; cut += 7) {
+    assert.throws(() => decodeValues(record.subarray(0, cut), 'mail'), StoreError, `cut at ${cut}`);
+  }
+});

@@ -10,12 +10,12 @@ import { createRequire } from 'node:module';
 
 export type KdfDigest = 'sha1' | 'sha256' | 'sha512';
 export type NettleDigest = 'sha1' | 'sha256';
-export type Pbkdf2Backend = 'nettle' | 'node:crypto';
+type Pbkdf2Backend = 'nettle' | 'node:crypto';
 
 export const KDF_DIGEST_LENGTH: Readonly<Record<KdfDigest, number>> = { sha1: 20, sha256: 32, sha512: 64 };
 
 /** native/nettle-pbkdf2/nettle-pbkdf2.c */
-export interface NettleAddon {
+interface NettleAddon {
   pbkdf2(
     digest: NettleDigest, password: Uint8Array, salt: Uint8Array, iterations: number, length: number,
     callback: (error: Error | null, key: Buffer) => void,

@@ -15,7 +15,7 @@ import {
 /** The result code authrate counts when a connection cannot be made or is lost (LDAP "connect error"). */
 export const CONNECT_ERROR = 91;
 
-export interface Endpoint {
+interface Endpoint {
   readonly host: string;
   readonly port: number;
   readonly useSsl: boolean;
@@ -24,7 +24,7 @@ export interface Endpoint {
 }
 
 /** What a search-then-bind search found: its result code and the DNs of (up to two) entries. */
-export interface SearchOutcome {
+interface SearchOutcome {
   readonly code: number;
   readonly dns: readonly string[];
 }

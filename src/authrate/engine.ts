@@ -14,8 +14,8 @@ import { Stats, type StatsRow, type StatsSummary } from './stats.js';
 
 const INVALID_PASSWORD = Buffer.from('invalid-password', 'utf8');
 /** Client-side result codes of a search-then-bind search that did not find exactly one entry (LDAP C API). */
-export const NO_RESULTS_RETURNED = 94;
-export const MORE_RESULTS_TO_RETURN = 95;
+const NO_RESULTS_RETURNED = 94;
+const MORE_RESULTS_TO_RETURN = 95;
 /** OpenDJ stops trying to catch up on a missed pace once this far behind. */
 const MAX_LAG_MS = 60_000;
 /** After a stop, how long in-flight binds may take before their connections are cut. */
@@ -29,7 +29,7 @@ export interface AuthrateListener {
   interval?(row: StatsRow): void;
 }
 
-export interface AuthrateRun {
+interface AuthrateRun {
   /** Stops the run (Ctrl-C); `done` then resolves as usual. */
   stop(): void;
   /** The last (partial) interval's row and the run's summary. */

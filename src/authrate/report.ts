@@ -24,7 +24,7 @@ function titles(groups: readonly (readonly string[])[], titlesOf: readonly strin
   return `|${groups.map((cells, i) => `${centred(titlesOf[i]!, groupWidth(cells))}|`).join('')}`;
 }
 
-export function percentileLabel(percentile: number): string {
+function percentileLabel(percentile: number): string {
   return `${percentile}%`;
 }
 

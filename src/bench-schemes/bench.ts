@@ -21,7 +21,7 @@ export interface SchemeCase {
   readonly iterations?: number;
 }
 
-export interface BenchOptions {
+interface BenchOptions {
   readonly cases: readonly SchemeCase[];
   readonly users: number;
   readonly seconds: number;
@@ -58,7 +58,7 @@ export function parseCase(text: string): SchemeCase {
   return { scheme, iterations };
 }
 
-export const caseLabel = (item: SchemeCase): string => `{${item.scheme}}${item.iterations ? ` ${item.iterations}` : ''}`;
+const caseLabel = (item: SchemeCase): string => `{${item.scheme}}${item.iterations ? ` ${item.iterations}` : ''}`;
 
 /** µs per verify on one core, with a value made at the case's cost. */
 async function verifyMicros(item: SchemeCase, plugins: readonly string[]): Promise<number> {

@@ -12,7 +12,7 @@ import { canConnect, createSlapd, freePort } from '../harness/slapd.js';
 import { errorMessage } from '../errors.js';
 
 /** bin/leveldap.js, from dist/src/bench-schemes/. */
-export const LEVELDAP_BIN = fileURLToPath(new URL('../../../bin/leveldap.js', import.meta.url));
+const LEVELDAP_BIN = fileURLToPath(new URL('../../../bin/leveldap.js', import.meta.url));
 
 export interface BenchServer {
   readonly name: 'leveldap' | 'slapd';

@@ -1,7 +1,7 @@
 /** The --data option shared by the commands that open the database. */
 import type { Argv } from 'yargs';
 
-export const DEFAULT_DATA_DIR = 'data/db';
+const DEFAULT_DATA_DIR = 'data/db';
 export const DEFAULT_ADMIN_DN = 'cn=Directory Manager';
 
 export interface DataOptions {

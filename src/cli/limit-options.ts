@@ -21,7 +21,7 @@ interface LimitFlag {
 
 const LARGE = 2 ** 31 - 1;
 
-export const LIMIT_FLAGS: readonly LimitFlag[] = [
+const LIMIT_FLAGS: readonly LimitFlag[] = [
   { flag: 'size-limit', key: 'sizeLimit', min: 0, max: LARGE, describe: 'entries per search for non-admins (0: none)' },
   { flag: 'paged-size-limit', key: 'pagedSizeLimit', min: 0, max: LARGE, describe: 'entries a non-admin paged search may return over all its pages (default: --size-limit; 0: none)' },
   { flag: 'max-filter-terms-anonymous', key: 'maxFilterTermsAnonymous', min: 0, max: LARGE, describe: 'most terms (and/or/not and assertions) in a search filter from an anonymous client (adminLimitExceeded beyond; 0: no cap)' },

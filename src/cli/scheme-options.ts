@@ -20,7 +20,7 @@ export function withSchemeOptions<T>(yargs: Argv<T>): Argv<T & SchemeOptions> {
 }
 
 /** Log lines of the registry, for a command-line tool: plain text on stderr. */
-export const stderrLogger: Logger = {
+const stderrLogger: Logger = {
   warn: (_fields, message) => process.stderr.write(`leveldap: ${message}\n`),
 };
 

@@ -15,7 +15,7 @@ import { collect, run } from './run.js';
 import { cancelOnExit, onExit } from './exit-cleanup.js';
 import { errorMessage } from '../errors.js';
 
-export interface SlapdOptions {
+interface SlapdOptions {
   readonly suffix?: string;
   readonly rootDn?: string;
   /** Written in clear to slapd.conf; a random one by default. */

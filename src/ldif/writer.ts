@@ -50,7 +50,7 @@ function attributeLine(name: string, value: Buffer, forceBase64: boolean): strin
 }
 
 /** Folds an ASCII line so that no physical line is longer than foldAt; continuations start with one space. */
-export function foldLine(line: string, foldAt: number): string {
+function foldLine(line: string, foldAt: number): string {
   if (foldAt === 0 || line.length <= foldAt) return line;
   const pieces = [line.slice(0, foldAt)];
   for (let at = foldAt; at < line.length; at += foldAt - 1) pieces.push(line.slice(at, at + foldAt - 1));

@@ -29,7 +29,7 @@ export interface AdminAccount {
 }
 
 /** What a bind is authenticated as. */
-export type Verdict = { readonly result: 'success'; readonly isAdmin: boolean } | { readonly result: 'invalid' };
+type Verdict = { readonly result: 'success'; readonly isAdmin: boolean } | { readonly result: 'invalid' };
 
 /** The bind's DN, parsed and normalized. */
 export interface BindTarget {
@@ -37,7 +37,7 @@ export interface BindTarget {
   readonly normalized: string;
 }
 
-export interface AuthenticatorParts {
+interface AuthenticatorParts {
   readonly registry: SchemeRegistry;
   readonly store: DirectoryStore;
   readonly admin: AdminAccount;

@@ -18,7 +18,7 @@ import { values } from '../store/index.js';
 import { verifiedValues } from './verified-values.js';
 
 /** Accounts whose stored values are kept as decoys. */
-export const DECOY_ACCOUNTS = 16;
+const DECOY_ACCOUNTS = 16;
 /** Entries read at most at start to find them (a bounded scan, so start stays fast). */
 const START_SCAN_LIMIT = 1000;
 /** One lookup in this many replaces a sampled account once the sample is full: it follows the mix cheaply. */

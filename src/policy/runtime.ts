@@ -18,7 +18,7 @@ import { Authenticator, type AdminAccount } from './authenticate.js';
 import type { BindDecoys } from './bind-decoys.js';
 
 /** What the runtime is made of. */
-export interface PolicyParts {
+interface PolicyParts {
   readonly settings: PasswordPolicy;
   readonly registry: SchemeRegistry;
   readonly store: DirectoryStore;

@@ -20,7 +20,7 @@ function replacing(entry: Entry, old: Buffer, fresh: Buffer): Modification[] | u
   return [{ op: 'replace', attribute: 'userPassword', values: current.map((value) => (value.equals(old) ? fresh : value)) }];
 }
 
-export interface UpgradeOptions {
+interface UpgradeOptions {
   readonly registry: SchemeRegistry;
   readonly store: DirectoryStore;
   readonly log: Logger;

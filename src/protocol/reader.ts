@@ -98,7 +98,7 @@ export class BerInput {
   }
 }
 
-export function integerValue(content: Buffer, what: string): number {
+function integerValue(content: Buffer, what: string): number {
   const size = content.length;
   if (size < 1 || size > 4) throw new ProtocolError(`${what}: an integer must be 1 to 4 octets`);
   let value = (content[0]! << 24) >> 24;

@@ -40,7 +40,7 @@ export function integerAt(buffer: Buffer, start: number, end: number): number | 
 }
 
 /** The octets that encode `length` (1 for the short form, up to 5). */
-export function lengthSize(length: number): number {
+function lengthSize(length: number): number {
   if (length < 0x80) return 1;
   if (length <= 0xff) return 2;
   if (length <= 0xffff) return 3;

@@ -16,7 +16,7 @@
 import { attributeType, DirectoryError, typeKey } from '../store/index.js';
 import type { ServerConfig } from './config.js';
 
-export type Requester = 'anonymous' | 'self' | 'otherUser' | 'admin';
+type Requester = 'anonymous' | 'self' | 'otherUser' | 'admin';
 export type Right = 'readEntry' | 'readPassword' | 'readPolicyState' | 'writeEntry' | 'writePassword';
 /** The rights that guard some attributes of an entry readable as a whole. */
 type AttributeReadRight = Extract<Right, 'readPassword' | 'readPolicyState'>;
@@ -41,7 +41,7 @@ export interface Identity {
 }
 
 /** The row of the table: the identity as seen from the entry (its normalized DN). */
-export function requesterOf(identity: Identity, entryNormalizedDn: string): Requester {
+function requesterOf(identity: Identity, entryNormalizedDn: string): Requester {
   if (identity.isAdmin) return 'admin';
   if (identity.normalizedDn === '') return 'anonymous';
   return identity.normalizedDn === entryNormalizedDn ? 'self' : 'otherUser';

@@ -10,7 +10,7 @@ import type { DirectoryStore } from '../store/index.js';
 
 const SETTING = 'adminPassword';
 
-export interface AdminPassword {
+interface AdminPassword {
   /** The stored hash. */
   readonly stored: string;
   /** Set when the password was generated now: show it to the operator once. */

@@ -7,7 +7,7 @@
  */
 import { formatDn, normalizeDn, parseDn, type Dn } from '../store/index.js';
 
-export interface BindDn {
+interface BindDn {
   readonly dn: Dn;
   readonly normalized: string;
   /** RFC 4514 without the client's stray spaces: the identity Who Am I and modifiersName show. */

@@ -37,7 +37,7 @@ async function storedForm(value: Buffer, writer: Identity, server: ServerContext
 }
 
 /** No plain-text password longer than this is stored: hashing cost and storage stay bounded whatever the scheme. */
-export const MAX_PASSWORD_BYTES = 4096;
+const MAX_PASSWORD_BYTES = 4096;
 
 /** Quality: a new plain-text password has at least `min` characters (Unicode code points), and at most MAX_PASSWORD_BYTES bytes. */
 function checkLength(text: string, min: number): void {

@@ -11,7 +11,7 @@ import { ancestorKeys, metaKey } from './keys.js';
 import type { BatchOp, DirectoryStore } from './store.js';
 import { asError } from '../errors.js';
 
-export interface BulkOptions {
+interface BulkOptions {
   /** creatorsName/modifiersName for entries that do not carry them. */
   readonly actor?: string;
   /** Entries per LevelDB batch. */

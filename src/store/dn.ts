@@ -217,11 +217,11 @@ export function escapeValue(value: string): string {
   return escaped;
 }
 
-export function formatAva(ava: Ava): string {
+function formatAva(ava: Ava): string {
   return `${ava.type}=${ava.hex ? ava.value : escapeValue(ava.value)}`;
 }
 
-export function formatRdn(rdn: Rdn): string {
+function formatRdn(rdn: Rdn): string {
   return rdn.map(formatAva).join('+');
 }
 

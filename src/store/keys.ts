@@ -15,7 +15,7 @@ import { createHash } from 'node:crypto';
 import type { Dn } from './dn.js';
 import { normalizeRdn } from './normalize.js';
 
-export const SEPARATOR = '\x00';
+const SEPARATOR = '\x00';
 const RDN_SEPARATOR = '\x01';
 const RANGE_END = '\x02';
 
@@ -91,4 +91,20 @@ export function dnKeyOfIndexKey(indexKey: string): string {
 /** Is `key` the entry `base` or below it? */
 export function inSubtree(key: string, base: string): boolean {
   return base === '' || key === base || key.startsWith(base + RDN_SEPARATOR);
+}
+
+/** The naming contexts' keys: every s\0 key. */
+export function suffixesRange(): { gte: string; lt: string } {
+  return { gte: suffixKey(''), lt: `s${RDN_SEPARATOR}` };
+}
+
+/** Every key of the database (each starts with an ASCII letter), for a compaction of all of it. */
+export const ALL_KEYS: { readonly start: string; readonly end: string } = { start: SEPARATOR, end: '\x7f' };
+
+/** A key range no key is in (below every space letter): compacting it only writes the memtable out (recovery.ts). */
+export const NO_KEYS: { readonly start: string; readonly end: string } = { start: SEPARATOR, end: SEPARATOR };
+
+/** Is `key` a child of `baseKey` (one RDN below it), given it lies in baseKey's subtree? */
+export function isDirectChild(key: string, baseKey: string): boolean {
+  return key !== baseKey && !key.slice(baseKey === '' ? 0 : baseKey.length + 1).includes(RDN_SEPARATOR);
 }

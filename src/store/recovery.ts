@@ -16,7 +16,7 @@
  * Then the gate opens. Until then an attempt is made every RETRY_MS; the log says why it waits.
  */
 import { readdir, statfs } from 'node:fs/promises';
-import { metaKey } from './keys.js';
+import { metaKey, NO_KEYS } from './keys.js';
 import type { WriteGate } from './write-gate.js';
 
 /** Where the store says what happened (a pino logger fits). */
@@ -33,9 +33,9 @@ export interface RecoveryDb {
   put(key: string, value: Buffer, options: { sync: boolean }): Promise<void>;
 }
 
-export const RETRY_MS = 1000;
+const RETRY_MS = 1000;
 /** Free space wanted besides twice LevelDB's memory before the memtable is written. */
-export const ROOM_MARGIN = 4 << 20;
+const ROOM_MARGIN = 4 << 20;
 /** How often a waiting recovery repeats its warning (a new reason to wait is told at once). */
 const WARN_EVERY_MS = 60_000;
 const PROBE_KEY = metaKey('durability-probe');
@@ -124,7 +124,7 @@ export class WriteRecovery {
     const before = await logNumbers(this.dir);
     if (before.length === 0) return { reason: `no LevelDB log in ${this.dir}`, forRoom: false };
     const newest = Math.max(...before);
-    await this.db.compactRange('\x00', '\x00');
+    await this.db.compactRange(NO_KEYS.start, NO_KEYS.end);
     if ((await logNumbers(this.dir)).includes(newest)) {
       return { reason: `LevelDB kept its log ${newest}: its memtable was not written to a table (a restart reopens the database)`, forRoom: false };
     }

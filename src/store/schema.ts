@@ -130,7 +130,7 @@ export function validDescription(description: string): boolean {
 }
 
 /** The attribute type part of a description: 'cn;lang-en' -> 'cn'; 'OID.2.5.4.3' -> '2.5.4.3'. */
-export function baseName(description: string): string {
+function baseName(description: string): string {
   const semicolon = description.indexOf(';');
   const type = semicolon === -1 ? description : description.slice(0, semicolon);
   return /^oid\./i.test(type) ? type.slice(4) : type;

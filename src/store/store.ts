@@ -12,7 +12,7 @@ import { DEFAULT_INDEXES, indexKeys, normalizeIndexList } from './indexes.js';
 import {
   ancestorKeys, childKey, childrenRange, dnKey, dnKeyOfIndexKey, entryKey, equalityRange, inSubtree, metaKey, presenceRange,
   valueKey, valueKeyOfIndexKey,
-  subtreeRange, suffixKey,
+  subtreeRange, suffixKey, ALL_KEYS, isDirectChild, suffixesRange,
 } from './keys.js';
 import { normalizeRdn, normalizeValue } from './normalize.js';
 import { KeyedMutex, SharedSlots } from './mutex.js';
@@ -62,14 +62,14 @@ export interface AddOptions {
   readonly allowNewSuffix?: boolean;
 }
 
-export interface PlannedAdd {
+interface PlannedAdd {
   readonly key: string;
   readonly ops: BatchOp[];
   /** The entry starts a naming context. */
   readonly newSuffix: boolean;
 }
 
-export interface StoreStats {
+interface StoreStats {
   entriesRead: number;
   indexKeysRead: number;
 }
@@ -180,7 +180,7 @@ export class DirectoryStore {
    */
   async compact(): Promise<void> {
     // On Node, `level` is classic-level, which has compactRange; level's types cover browsers too.
-    await (this.db as unknown as { compactRange(start: string, end: string): Promise<void> }).compactRange('\x00', '\x7f');
+    await (this.db as unknown as { compactRange(start: string, end: string): Promise<void> }).compactRange(ALL_KEYS.start, ALL_KEYS.end);
   }
 
   /** A setting kept in the database (e.g. the admin password hash), or undefined. */
@@ -243,7 +243,7 @@ export class DirectoryStore {
   /** The naming contexts: entries stored without a parent, as their DNs were written. */
   async suffixes(): Promise<string[]> {
     const dns: string[] = [];
-    for await (const key of this.db.keys({ gte: suffixKey(''), lt: 's\x01' })) {
+    for await (const key of this.db.keys(suffixesRange())) {
       const entry = await this.getByKey(key.slice(2));
       if (entry) dns.push(entry.dn);
     }
@@ -374,7 +374,7 @@ export class DirectoryStore {
   private inScope(key: string, baseKey: string, scope: Scope): boolean {
     if (!inSubtree(key, baseKey)) return false;
     if (scope === 'sub') return true;
-    return key !== baseKey && !key.slice(baseKey === '' ? 0 : baseKey.length + 1).includes('\x01');
+    return isDirectChild(key, baseKey);
   }
 
   private async *children(parentKey: string): AsyncGenerator<Entry> {

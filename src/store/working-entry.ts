@@ -11,7 +11,7 @@ import type { Attribute, Entry } from './entry.js';
 import { attributeKey } from './schema.js';
 
 /** An attribute some change touched. */
-export interface WorkingAttribute {
+interface WorkingAttribute {
   /** The description as stored (or as the change that created it wrote it). */
   readonly name: string;
   /** Values in order; undefined where one was deleted. */

@@ -29,11 +29,11 @@ export interface FormTest<T = unknown> {
 }
 
 /** The FormTest as a plain ValueTest (the form computed for each value tested). */
-export function valueTestOf<T>(formTest: FormTest<T>): ValueTest {
+function valueTestOf<T>(formTest: FormTest<T>): ValueTest {
   return (value) => formTest.test(formTest.of(value));
 }
 
-export type OrderKey = bigint | number | string;
+type OrderKey = bigint | number | string;
 
 const RULE_TYPES = new Map<Equality, AttributeType>();
 
@@ -121,7 +121,7 @@ export function orderingKey(equality: Equality): OrderingKey | undefined {
 }
 
 /** Negative, zero or positive; strings by code point (their UTF-8 bytes), not UTF-16 units. */
-export function compareKeys(a: OrderKey, b: OrderKey): number {
+function compareKeys(a: OrderKey, b: OrderKey): number {
   if (typeof a === 'string' && typeof b === 'string') return Buffer.compare(Buffer.from(a, 'utf8'), Buffer.from(b, 'utf8'));
   return a < b ? -1 : a > b ? 1 : 0;
 }
@@ -145,7 +145,7 @@ export function orderingTest(key: OrderingKey, assertion: Buffer, accept: (order
   return formTest && valueTestOf(formTest);
 }
 
-export type Anchor = 'initial' | 'any' | 'final';
+type Anchor = 'initial' | 'any' | 'final';
 
 /** How substrings are sought in the values of one rule: the value's form and each component's. */
 interface SubstringForm {

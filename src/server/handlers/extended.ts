@@ -15,7 +15,7 @@ import { passwordModify } from './password-modify.js';
 type ExtendedRequest = Extract<Request, { kind: 'extended' }>;
 type ExtendedHandler = (request: ExtendedRequest, context: OperationContext) => Promise<Reply> | Reply;
 
-export const WHO_AM_I_OID = '1.3.6.1.4.1.4203.1.11.3';
+const WHO_AM_I_OID = '1.3.6.1.4.1.4203.1.11.3';
 
 /** The authorization identity: "dn:<bound DN>", or empty when anonymous. */
 function whoAmI(_request: ExtendedRequest, context: OperationContext): Reply {

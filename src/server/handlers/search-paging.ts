@@ -27,7 +27,7 @@ function signatureOf(request: SearchRequest): string {
 }
 
 /** The limits of a paged search (0: none): entries per page, and over all its pages. */
-export interface PagedLimits {
+interface PagedLimits {
   /** The search's size limit (client's and server's), which caps the page size. */
   readonly pageLimit: number;
   /** The client's size limit and the server's paged total (--paged-size-limit), the smaller. */

@@ -19,7 +19,7 @@ import { rootDse } from './root-dse.js';
 export type SearchRequest = Extract<Request, { kind: 'search' }>;
 
 /** The smaller of the client's limit and the server's, 0 meaning none. */
-export function effectiveLimit(client: number, server: number): number {
+function effectiveLimit(client: number, server: number): number {
   if (client === 0) return server;
   if (server === 0) return client;
   return Math.min(client, server);

@@ -20,7 +20,7 @@ const isPassword = (attribute: string | undefined): boolean => attribute === und
  * The filter with every value that could be a password replaced by ***: userPassword under any
  * name, alias, OID or option, and extensible matches that name no attribute.
  */
-export function maskPasswords(filter: Filter): Filter {
+function maskPasswords(filter: Filter): Filter {
   switch (filter.type) {
     case 'and': case 'or': return { ...filter, filters: filter.filters.map(maskPasswords) };
     case 'not': return { ...filter, filter: maskPasswords(filter.filter) };

@@ -33,7 +33,7 @@ export function duplicateFd(fd: number): number {
 }
 
 /** A bound, listening socket that nothing accepts on yet, and where it is bound. */
-export interface ReservedSocket {
+interface ReservedSocket {
   readonly fd: number;
   readonly address: net.AddressInfo;
 }

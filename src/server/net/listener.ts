@@ -38,7 +38,7 @@ export interface ListeningSockets {
 }
 
 /** How this thread shares the listeners with others (`serve --threads`). */
-export interface ThreadShare {
+interface ThreadShare {
   /** Listen on these descriptors (this thread's own, of sockets bound already) instead of binding host:port. */
   readonly sockets?: ListeningSockets;
   /** This thread's connections are numbered thread + 1, thread + 1 + threads, ... */

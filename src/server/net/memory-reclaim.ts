@@ -12,7 +12,7 @@ import { runInNewContext } from 'node:vm';
 import { trimMemory } from './native-sys.js';
 
 /** How long after the last connection closed the memory is reclaimed; and at most once in MIN_INTERVAL_MS (a full collection of a serving thread's heap takes 10-30 ms). */
-export const RECLAIM_DELAY_MS = 1000;
+const RECLAIM_DELAY_MS = 1000;
 const MIN_INTERVAL_MS = 5000;
 /** A server where something is let go every second (a health check) still reclaims, at the latest this long after a burst began. */
 const MAX_WAIT_MS = 30_000;

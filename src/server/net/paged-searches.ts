@@ -14,7 +14,7 @@ export interface Matched {
   readonly readable: Readable;
 }
 
-export interface PagedSearch {
+interface PagedSearch {
   /** base, scope, filter and attributes of the search; a cookie only continues the same search. */
   readonly signature: string;
   readonly entries: AsyncGenerator<Entry>;

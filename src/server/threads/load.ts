@@ -8,7 +8,7 @@
  */
 
 /** Weight in flight per serving thread before connections that already run something wait. */
-export const THREAD_BUDGET = 512;
+const THREAD_BUDGET = 512;
 
 export class ThreadLoad {
   private inFlight = 0;

@@ -11,7 +11,7 @@
  */
 
 /** The longest a piece of long work runs before it lets the event loop turn. */
-export const SLICE_MS = 5;
+const SLICE_MS = 5;
 
 export class Scheduler {
   /** Waiting work per connection, the connection next in line first (a Map keeps insertion order). */

@@ -20,7 +20,7 @@ import type { StopThread, ThreadPlan, ThreadReport, ThreadSetup } from './messag
 const ENTRY = new URL('./worker.js', import.meta.url);
 const YOUNG_GENERATION_MB = 3;
 
-export interface ServingThreads {
+interface ServingThreads {
   /** Resolves when a thread fails after starting (the server is then short of it: stop it). */
   readonly failure: Promise<Error>;
   /** Stops every thread: no new connections, operations in flight finish, their databases close. */
@@ -39,7 +39,7 @@ export function singleThreadReason(threads: number, lockout: boolean): string | 
 }
 
 /** The listening sockets, bound before any thread accepts on them. */
-export interface ReservedSockets {
+interface ReservedSockets {
   readonly sockets: ListeningSockets;
   readonly host: string;
   readonly port: number;

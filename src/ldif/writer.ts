@@ -15,7 +15,7 @@
  * `formatLdif(entries)` does exactly that for a list. Whatever the values, readLdif gives back
  * the same dn and the same bytes.
  */
-import { ATTRIBUTE_DESCRIPTION } from './reader.js';
+import { ATTRIBUTE_DESCRIPTION } from './fields.js';
 
 export interface LdifEntryInput {
   readonly dn: string;

@@ -12,7 +12,7 @@ import { SPACE, HYPHEN, COLON, LESS_THAN, BASE64, CONTROL, UTF8, tooLarge, type 
 export const ATTRIBUTE_DESCRIPTION = /^(?:[A-Za-z][A-Za-z0-9-]*|[0-9]+(?:\.[0-9]+)*)(?:;[A-Za-z0-9-]+)*$/;
 
 /** The value after `name:` (at = index just past that colon): its form and where its bytes after the FILL are. */
-export function valueSpec(bytes: Buffer, at: number): { form: ValueForm; start: number; end: number } {
+function valueSpec(bytes: Buffer, at: number): { form: ValueForm; start: number; end: number } {
   let form: ValueForm = 'text';
   if (bytes[at] === COLON) form = 'base64';
   else if (bytes[at] === LESS_THAN) form = 'url';
@@ -23,7 +23,7 @@ export function valueSpec(bytes: Buffer, at: number): { form: ValueForm; start: 
   return { form, start: at, end };
 }
 
-export function isSeparator(bytes: Buffer): boolean {
+function isSeparator(bytes: Buffer): boolean {
   if (bytes[0] !== HYPHEN) return false;
   for (let i = 1; i < bytes.length; i++) if (bytes[i] !== SPACE) return false;
   return true;
@@ -44,9 +44,9 @@ export function parseField({ line, bytes }: LogicalLine): Field {
 }
 
 /** Valid attribute descriptions seen so far, lower-cased: a file repeats a few dozen names millions of times. */
-export const knownNames = new Map<string, string>();
+const knownNames = new Map<string, string>();
 
-export function lowerCaseName(name: string): string | undefined {
+function lowerCaseName(name: string): string | undefined {
   const known = knownNames.get(name);
   if (known !== undefined) return known;
   if (!ATTRIBUTE_DESCRIPTION.test(name)) return undefined;
@@ -63,14 +63,14 @@ export function decodeBase64({ source, start, end, line }: Field): Buffer {
 }
 
 /** A `text` or `base64` value as a fresh Buffer (not a view of the input chunk). */
-export function inlineValue(field: Field): Buffer {
+function inlineValue(field: Field): Buffer {
   if (field.form === 'base64') return decodeBase64(field);
   const copy = Buffer.allocUnsafe(field.end - field.start);
   field.source.copy(copy, 0, field.start, field.end);
   return copy;
 }
 
-export function filePathOf(url: string, line: number): string {
+function filePathOf(url: string, line: number): string {
   if (!/^file:\/\//i.test(url)) throw new LdifError(line, `only file:// URLs are supported, got ${quoteLine(url)}`);
   try {
     return fileURLToPath(url);
@@ -83,7 +83,7 @@ export function filePathOf(url: string, line: number): string {
 export type FileValues = ReadonlyMap<number, Buffer>;
 export const NO_FILES: FileValues = new Map();
 
-export async function readFileValue(field: Field, maxBytes: number): Promise<Buffer> {
+async function readFileValue(field: Field, maxBytes: number): Promise<Buffer> {
   const url = field.source.toString('utf8', field.start, field.end);
   const path = filePathOf(url, field.line);
   try {

@@ -9,7 +9,7 @@ import { LdifError } from './errors.js';
 export const LF = 0x0a;
 export const CR = 0x0d;
 export const SPACE = 0x20;
-export const HASH = 0x23;
+const HASH = 0x23;
 export const HYPHEN = 0x2d;
 export const COLON = 0x3a;
 export const LESS_THAN = 0x3c;
@@ -43,7 +43,7 @@ export interface Field {
 
 // ---------------------------------------------------------------- chunks and lines
 
-export function asBuffer(chunk: Uint8Array): Buffer {
+function asBuffer(chunk: Uint8Array): Buffer {
   return Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
 }
 
@@ -109,7 +109,7 @@ export class LineSplitter {
   }
 }
 
-export function withoutCr(line: Buffer): Buffer {
+function withoutCr(line: Buffer): Buffer {
   return line.length > 0 && line[line.length - 1] === CR ? line.subarray(0, line.length - 1) : line;
 }
 

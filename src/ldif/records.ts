@@ -8,7 +8,7 @@ import type { LdifChange, LdifControl, LdifRecord, LdifValue } from './types.js'
 import type { Field } from './lines.js';
 import { ATTRIBUTE_DESCRIPTION, fieldValue, textOf, controlParts, type FileValues } from './fields.js';
 
-export class FieldCursor {
+class FieldCursor {
   private index = 0;
 
   constructor(private readonly fields: readonly Field[]) {}
@@ -37,9 +37,9 @@ export class FieldCursor {
 
 // ---------------------------------------------------------------- records
 
-export type RecordHead = { readonly dn: string; readonly line: number; readonly controls: readonly LdifControl[] };
+type RecordHead = { readonly dn: string; readonly line: number; readonly controls: readonly LdifControl[] };
 
-export const MODIFY_OPS: Readonly<Record<string, LdifChange['op']>> = {
+const MODIFY_OPS: Readonly<Record<string, LdifChange['op']>> = {
   add: 'add', delete: 'delete', replace: 'replace', increment: 'increment',
 };
 

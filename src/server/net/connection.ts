@@ -22,8 +22,8 @@ import { logOperation } from './access-log.js';
 import { IdleTimer } from './idle-timer.js';
 import { RequestQueue } from './request-queue.js';
 import { Session } from './session.js';
-import { filterTerms } from '../filter/index.js';
-import { peerLeft } from './native-sys.js';
+import { PeerWatch } from './native-sys.js';
+import { weightOf } from '../threads/load.js';
 import { isStartTls, START_TLS_ACCEPTED, startTlsRefusal, type ExtendedRequest } from '../handlers/start-tls.js';
 
 export interface Transport {
@@ -41,19 +41,6 @@ const SHUTTING_DOWN: Reply = { code: ResultCode.unavailable, message: 'server sh
 /** A client that has not read what we wrote for this long is cut off. */
 const WRITE_STALL_MS = 60_000;
 
-/**
- * A search counts as one operation in flight per this many filter terms (at least one), so a
- * connection's filters in flight hold at most about maxOutstanding x TERMS_PER_OPERATION terms in
- * memory (a 9,999-term filter takes 6.6 MB decoded and compiled); a heavier one runs alone.
- */
-const TERMS_PER_OPERATION = 256;
-
-function weightOf(request: AnsweredRequest): number {
-  return request.kind === 'search' ? Math.max(1, Math.ceil(filterTerms(request.filter) / TERMS_PER_OPERATION)) : 1;
-}
-
-/** While reading is paused, how often the kernel is asked whether the client has left (native-sys.ts). */
-const PEER_CHECK_MS = 500;
 
 /** A connection on the admin's reserve that has not bound within this long is closed. */
 const RESERVE_BIND_MS = 10_000;
@@ -81,8 +68,8 @@ export class Connection {
   /** The weights (weightOf) of the operations in progress, summed. */
   private weightInFlight = 0;
   private readonly tcp: Socket;
-  /** Set while reading is paused: checks that the client is still there. */
-  private peerCheck: NodeJS.Timeout | undefined;
+  /** While reading is paused: checks that the client is still there. */
+  private readonly peer: PeerWatch;
   private readonly idleTimer = new IdleTimer(() => this.onIdle());
   /** On the reserve: the connection closes unless the admin binds before it fires (once, whatever arrives). */
   private reserveTimer: NodeJS.Timeout | undefined;
@@ -104,6 +91,10 @@ export class Connection {
     this.onReserve = transport.reserve ?? false;
     if (this.onReserve) this.reserveTimer = setTimeout(() => this.disconnect(ResultCode.busy, RESERVE_REFUSAL), RESERVE_BIND_MS).unref();
     this.tcp = transport.tcp ?? socket;
+    this.peer = new PeerWatch(this.tcp, () => {
+      this.server.log.debug({ conn: this.session.id }, 'the client left while its requests waited');
+      this.socket.destroy();
+    });
     this.frames = new FrameReader({ maxBytes: limits.maxMessageBytesAnonymous });
     this.closed = new Promise((resolve) => { this.markClosed = resolve; });
     socket.setNoDelay(true);
@@ -253,7 +244,7 @@ export class Connection {
     }
     if (this.queue.length > 0) this.socket.pause();
     else if (!this.closing) this.socket.resume();
-    this.watchPeer(this.queue.length > 0 && !this.closing);
+    this.peer.watch(this.queue.length > 0 && !this.closing);
   }
 
   /** The request next in line, decoded; undefined (and the connection closed) if it is malformed. */
@@ -276,23 +267,6 @@ export class Connection {
     if (this.server.load.mayStart(weight, own)) return true;
     this.server.load.waitForRoom(this.wake);
     return false;
-  }
-
-  /**
-   * While reading is paused, Node would see the client's FIN or reset only after every request
-   * queued before it: the kernel is asked instead, and a client that left has its work dropped.
-   */
-  private watchPeer(paused: boolean): void {
-    if (!paused) {
-      clearInterval(this.peerCheck);
-      this.peerCheck = undefined;
-      return;
-    }
-    this.peerCheck ??= setInterval(() => {
-      if (!peerLeft(this.tcp)) return;
-      this.server.log.debug({ conn: this.session.id }, 'the client left while its requests waited');
-      this.socket.destroy();
-    }, PEER_CHECK_MS).unref();
   }
 
   private async run(request: AnsweredRequest, answer = perform): Promise<void> {
@@ -393,7 +367,7 @@ export class Connection {
     this.closing = true;
     this.queue.clear();
     this.server.load.forget(this.wake);
-    this.watchPeer(false);
+    this.peer.watch(false);
     this.idleTimer.stop();
     clearTimeout(this.reserveTimer);
     this.server.scheduler.drop(this.session.id);

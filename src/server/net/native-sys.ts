@@ -45,3 +45,29 @@ export function peerLeft(socket: Socket): boolean {
 export function trimMemory(): boolean {
   return addon?.mallocTrim() ?? false;
 }
+
+/** While reading is paused, how often the kernel is asked whether the client has left. */
+const PEER_CHECK_MS = 500;
+
+/**
+ * While a connection's reading is paused, Node would see the client's FIN or reset only after
+ * every request queued before it: the kernel is asked instead, every PEER_CHECK_MS, and `left`
+ * is called once the client is gone.
+ */
+export class PeerWatch {
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly tcp: Socket, private readonly left: () => void) {}
+
+  /** Watches while `paused`, stops when not. */
+  watch(paused: boolean): void {
+    if (!paused) {
+      clearInterval(this.timer);
+      this.timer = undefined;
+      return;
+    }
+    this.timer ??= setInterval(() => {
+      if (peerLeft(this.tcp)) this.left();
+    }, PEER_CHECK_MS).unref();
+  }
+}

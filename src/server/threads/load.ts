@@ -7,6 +7,21 @@
  * (some 120 MB of decoded filters at the most), plus one operation per connection.
  */
 
+import { filterTerms } from '../filter/index.js';
+import type { AnsweredRequest } from '../dispatch.js';
+
+/**
+ * A search counts as one operation in flight per this many filter terms (at least one), so a
+ * connection's filters in flight hold at most about maxOutstanding x TERMS_PER_OPERATION terms in
+ * memory (a 9,999-term filter takes 6.6 MB decoded and compiled); a heavier one runs alone.
+ */
+const TERMS_PER_OPERATION = 256;
+
+/** An operation's weight: a search's by its filter's terms, any other 1. */
+export function weightOf(request: AnsweredRequest): number {
+  return request.kind === 'search' ? Math.max(1, Math.ceil(filterTerms(request.filter) / TERMS_PER_OPERATION)) : 1;
+}
+
 /** Weight in flight per serving thread before connections that already run something wait. */
 const THREAD_BUDGET = 512;
 

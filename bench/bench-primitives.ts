@@ -6,17 +6,15 @@
  * Run: npm run build && node dist/bench/bench-primitives.js
  */
 import { pbkdf2 as noblePbkdf2 } from '@noble/hashes/pbkdf2.js';
-import { sha1 } from '@noble/hashes/legacy.js';
-import { sha256, sha512 } from '@noble/hashes/sha2.js';
+import { sha1, md5 } from '@noble/hashes/legacy.js';
+import { sha256, sha512, sha384 } from '@noble/hashes/sha2.js';
 import { createHash, hash, pbkdf2Sync } from 'node:crypto';
-import { md5 } from '@noble/hashes/legacy.js';
-import { sha384 } from '@noble/hashes/sha2.js';
 import type { DigestAlgorithm } from '../schemes/digest.js';
 import {
   KDF_DIGEST_LENGTH, nettleAddon, nettleLoadError, nettlePbkdf2Async, nodePbkdf2Async, pbkdf2Backends, type KdfDigest,
 } from '../schemes/kdf.js';
 import { formatMicros, formatRate, timeOperation } from '../src/bench-schemes/timing.js';
-import { formatTable } from '../src/cli/table.js';
+import { formatTable } from '../src/cli/support/table.js';
 
 const PASSWORD = Buffer.from('correct horse battery staple');
 const SALT8 = Buffer.alloc(8, 7);

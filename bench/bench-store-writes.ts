@@ -11,7 +11,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { formatTable } from '../src/cli/table.js';
+import { formatTable } from '../src/cli/support/table.js';
 import type * as Store from '../src/store/index.js';
 
 const CONCURRENCY = (process.env.CONCURRENCY ?? '1,8,64').split(',').map(Number);

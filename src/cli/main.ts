@@ -4,7 +4,7 @@ import { hideBin } from 'yargs/helpers';
 import { SchemeError } from '../password/index.js';
 import { DirectoryError, StoreError } from '../store/index.js';
 import { LdifError } from '../ldif/index.js';
-import { CliError } from './errors.js';
+import { CliError } from './support/errors.js';
 import { benchSchemesCommand } from './commands/bench-schemes.js';
 import { encodePasswordCommand } from './commands/encode-password.js';
 import { schemesCommand } from './commands/schemes.js';

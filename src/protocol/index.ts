@@ -18,3 +18,4 @@ export {
 } from './encode.js';
 export { decodePagedResults, encodePagedResults, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID, type PagedResults } from './controls.js';
 export { decodePasswordModify, encodePasswordModifyResponse, PASSWORD_MODIFY_OID, type PasswordModifyRequest } from './password-modify.js';
+export { ResultCode, type ResultCodeName } from './result-codes.js';

@@ -24,33 +24,46 @@ export type BindAuthentication =
   | { readonly method: 'simple'; readonly password: Buffer }
   | { readonly method: 'sasl'; readonly mechanism: string; readonly credentials?: Buffer };
 
+export interface BindRequest extends RequestBase {
+  readonly kind: 'bind';
+  readonly version: number;
+  readonly name: string;
+  readonly authentication: BindAuthentication;
+}
+export interface UnbindRequest extends RequestBase { readonly kind: 'unbind' }
+export interface SearchRequest extends RequestBase {
+  readonly kind: 'search';
+  readonly base: string;
+  readonly scope: Scope;
+  readonly derefAliases: number;
+  readonly sizeLimit: number;
+  readonly timeLimit: number;
+  readonly typesOnly: boolean;
+  readonly filter: Filter;
+  readonly attributes: readonly string[];
+}
+export interface CompareRequest extends RequestBase { readonly kind: 'compare'; readonly dn: string; readonly attribute: string; readonly value: Buffer }
+export interface AbandonRequest extends RequestBase { readonly kind: 'abandon'; readonly abandonId: number }
+export interface ExtendedRequest extends RequestBase { readonly kind: 'extended'; readonly oid: string; readonly value?: Buffer }
+export interface AddRequest extends RequestBase {
+  readonly kind: 'add';
+  readonly dn: string;
+  readonly attributes: readonly { readonly name: string; readonly values: readonly Buffer[] }[];
+}
+export interface DeleteRequest extends RequestBase { readonly kind: 'delete'; readonly dn: string }
+export interface ModifyRequest extends RequestBase { readonly kind: 'modify'; readonly dn: string; readonly changes: readonly Change[] }
+export interface ModifyDnRequest extends RequestBase {
+  readonly kind: 'modifyDn';
+  readonly dn: string;
+  readonly newRdn: string;
+  readonly deleteOldRdn: boolean;
+  readonly newSuperior?: string;
+}
+
+/** Every request, one named type per kind. */
 export type Request =
-  | (RequestBase & { readonly kind: 'bind'; readonly version: number; readonly name: string; readonly authentication: BindAuthentication })
-  | (RequestBase & { readonly kind: 'unbind' })
-  | (RequestBase & {
-      readonly kind: 'search';
-      readonly base: string;
-      readonly scope: Scope;
-      readonly derefAliases: number;
-      readonly sizeLimit: number;
-      readonly timeLimit: number;
-      readonly typesOnly: boolean;
-      readonly filter: Filter;
-      readonly attributes: readonly string[];
-    })
-  | (RequestBase & { readonly kind: 'compare'; readonly dn: string; readonly attribute: string; readonly value: Buffer })
-  | (RequestBase & { readonly kind: 'abandon'; readonly abandonId: number })
-  | (RequestBase & { readonly kind: 'extended'; readonly oid: string; readonly value?: Buffer })
-  | (RequestBase & { readonly kind: 'add'; readonly dn: string; readonly attributes: readonly { readonly name: string; readonly values: readonly Buffer[] }[] })
-  | (RequestBase & { readonly kind: 'delete'; readonly dn: string })
-  | (RequestBase & { readonly kind: 'modify'; readonly dn: string; readonly changes: readonly Change[] })
-  | (RequestBase & {
-      readonly kind: 'modifyDn';
-      readonly dn: string;
-      readonly newRdn: string;
-      readonly deleteOldRdn: boolean;
-      readonly newSuperior?: string;
-    });
+  | BindRequest | UnbindRequest | SearchRequest | CompareRequest | AbandonRequest | ExtendedRequest
+  | AddRequest | DeleteRequest | ModifyRequest | ModifyDnRequest;
 
 /** The result part of every response (RFC 4511 4.1.9). */
 export interface Result {

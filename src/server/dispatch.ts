@@ -3,10 +3,9 @@
  * into the operation's response: a DirectoryError becomes its result code, an unexpected error
  * becomes `other` (logged, never a crash), an abandoned operation gets no response.
  */
-import { dnSizeProblem, DirectoryError, ResultCode } from '../store/index.js';
+import { dnSizeProblem, DirectoryError } from '../store/index.js';
+import { ResultCode, ProtocolError, encodeBindResponse, encodeExtendedResponse, encodeResult, encodeSearchDone, ResponseOp, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from '../protocol/index.js';
 import { dnLimitsOf, type Limits } from './config.js';
-import { ProtocolError } from '../protocol/index.js';
-import { encodeBindResponse, encodeExtendedResponse, encodeResult, encodeSearchDone, ResponseOp, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from '../protocol/index.js';
 import type { Request } from '../protocol/types.js';
 import type { OperationContext, Reply } from './context.js';
 import { Abandoned } from './errors.js';

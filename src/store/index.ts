@@ -1,6 +1,6 @@
 export { DirectoryStore, STORE_FORMAT, DEFAULT_CACHE_MB, type Scope, type IndexHint, type OpenOptions, type AddOptions } from './store.js';
 export { BulkLoader } from './bulk.js';
-export { DirectoryError, StoreError, ResultCode, type ResultCodeName } from './errors.js';
+export { DirectoryError, StoreError } from './errors.js';
 export {
   parseDn, formatDn, escapeValue, dnSizeProblem, DEFAULT_DN_LIMITS, DN_CEILING, type Dn, type DnLimits, type Rdn, type Ava,
 } from './dn.js';

@@ -10,9 +10,8 @@ import assert from 'node:assert/strict';
 import { createRegistry } from '../../src/password/index.js';
 import { MAX_VERIFIED_VALUES } from '../../src/policy/verified-values.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
-import { RawConnection } from '../helpers/ldap-client.js';
+import { RawConnection, ldapTool, parseLdifOutput, valuesOf } from '../helpers/ldap-client.js';
 import { bindRequest, exchange, modifyRequest, type ChangeSpec } from '../helpers/ldap-requests.js';
-import { ldapTool, parseLdifOutput, valuesOf } from '../helpers/ldap-client.js';
 
 const PEOPLE = 'ou=People,dc=example,dc=com';
 const userDn = (n: number) => `uid=user.${n},${PEOPLE}`;

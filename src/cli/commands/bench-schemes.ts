@@ -12,9 +12,9 @@ import { benchScheme, benchmarkableSchemes, type SchemeTiming } from '../../benc
 import type { SchemeCase } from '../../bench-schemes/bench.js';
 import { slapdAvailable } from '../../harness/slapd.js';
 import { formatMicros, formatRate } from '../../bench-schemes/timing.js';
-import { CliError } from '../errors.js';
-import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
-import { formatTable } from '../table.js';
+import { CliError } from '../support/errors.js';
+import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../options/schemes.js';
+import { formatTable } from '../support/table.js';
 import { errorMessage } from '../../errors.js';
 
 interface BenchArgs extends SchemeOptions {

@@ -2,8 +2,8 @@
 import type { Argv, CommandModule } from 'yargs';
 import type { SchemeRegistry } from '../../password/index.js';
 import { DEFAULT_SCHEME } from '../../policy/index.js';
-import { readPassword } from '../password-input.js';
-import { registryFromOptions, schemeParams, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
+import { readPassword } from '../support/password-input.js';
+import { registryFromOptions, schemeParams, withSchemeOptions, type SchemeOptions } from '../options/schemes.js';
 
 interface EncodeArgs extends SchemeOptions {
   password?: string;

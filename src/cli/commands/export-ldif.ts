@@ -2,8 +2,8 @@
 import type { Argv, CommandModule } from 'yargs';
 import { exportLdif } from '../../ldif/index.js';
 import { DirectoryStore } from '../../store/index.js';
-import { withDataOption, type DataOptions } from '../data-options.js';
-import { writeAll } from '../output.js';
+import { withDataOption, type DataOptions } from '../options/data.js';
+import { writeAll } from '../support/output.js';
 
 interface ExportArgs extends DataOptions {
   'base-dn'?: string;

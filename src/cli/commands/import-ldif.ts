@@ -6,11 +6,11 @@ import type { Argv, CommandModule } from 'yargs';
 import { importLdif, type ImportProblem } from '../../ldif/index.js';
 import { checkPolicy, policyParams, resolveDefaultScheme } from '../../policy/index.js';
 import { DirectoryStore } from '../../store/index.js';
-import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../data-options.js';
-import { CliError } from '../errors.js';
-import { policyFromOptions, withPolicyFileOption, type PolicyFileOption } from '../policy-options.js';
-import { createProgress, type Progress } from '../progress.js';
-import { registryFromOptions, schemeParams, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
+import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../options/data.js';
+import { CliError } from '../support/errors.js';
+import { policyFromOptions, withPolicyFileOption, type PolicyFileOption } from '../options/policy.js';
+import { createProgress, type Progress } from '../support/progress.js';
+import { registryFromOptions, schemeParams, withSchemeOptions, type SchemeOptions } from '../options/schemes.js';
 import { errorCode } from '../../errors.js';
 
 interface ImportArgs extends SchemeOptions, DataOptions, PolicyFileOption {

@@ -2,8 +2,8 @@
 import type { Argv, CommandModule } from 'yargs';
 import { formatLdifRecords, hashPasswords, makeEntries, orderedMap } from '../../ldif/index.js';
 import type { Entry } from '../../store/index.js';
-import { registryFromOptions, schemeParams, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
-import { writeAll } from '../output.js';
+import { registryFromOptions, schemeParams, withSchemeOptions, type SchemeOptions } from '../options/schemes.js';
+import { writeAll } from '../support/output.js';
 import type { SchemeRegistry } from '../../password/index.js';
 import { isClearScheme } from '../../policy/index.js';
 

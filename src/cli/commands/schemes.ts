@@ -3,8 +3,8 @@ import type { Argv, CommandModule } from 'yargs';
 import type { ParamSpec, PasswordScheme } from '../../../schemes/scheme.js';
 import type { RegisteredScheme, SchemeRegistry } from '../../password/index.js';
 import { DEFAULT_SCHEME } from '../../policy/index.js';
-import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
-import { formatTable } from '../table.js';
+import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../options/schemes.js';
+import { formatTable } from '../support/table.js';
 
 interface SchemesArgs extends SchemeOptions {
   json: boolean;

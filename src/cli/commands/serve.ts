@@ -3,13 +3,13 @@ import type { Argv, CommandModule } from 'yargs';
 import { setFlagsFromString } from 'node:v8';
 import { DEFAULT_THREADS_MAX, startServer } from '../../server/index.js';
 import { DEFAULT_CACHE_MB } from '../../store/index.js';
-import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../data-options.js';
-import { CliError } from '../errors.js';
-import { readPassword } from '../password-input.js';
-import { limitsFromOptions, withLimitOptions } from '../limit-options.js';
-import { policyFromOptions, withPolicyOptions, type PolicyOptions } from '../policy-options.js';
-import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../scheme-options.js';
-import { tlsConfig, withTlsOptions, type TlsOptions } from '../tls-options.js';
+import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../options/data.js';
+import { CliError } from '../support/errors.js';
+import { readPassword } from '../support/password-input.js';
+import { limitsFromOptions, withLimitOptions } from '../options/limits.js';
+import { policyFromOptions, withPolicyOptions, type PolicyOptions } from '../options/policy.js';
+import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../options/schemes.js';
+import { tlsConfig, withTlsOptions, type TlsOptions } from '../options/tls.js';
 
 /** More threads than this gains nothing but memory on any machine we know of. */
 const MAX_THREADS = 64;

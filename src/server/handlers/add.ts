@@ -4,13 +4,13 @@
  * values are added when missing, as OpenLDAP does. userPassword values are hashed on the way in.
  * Only an entry named by --base-dn may start a naming context.
  */
-import { addEntry, normalizeDn, parseDn, ResultCode } from '../../store/index.js';
-import type { Request } from '../../protocol/types.js';
+import { addEntry, normalizeDn, parseDn } from '../../store/index.js';
+import { ResultCode } from '../../protocol/index.js';
+import type { AddRequest } from '../../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { valuesToStore } from '../password-values.js';
 
-type AddRequest = Extract<Request, { kind: 'add' }>;
 
 export async function add(request: AddRequest, context: OperationContext): Promise<Reply> {
   const { server, session } = context;

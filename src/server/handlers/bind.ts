@@ -5,11 +5,10 @@
  * was made anonymous before this runs (dispatch.ts), whatever the outcome. An unknown DN, a wrong
  * password and a locked account all answer invalidCredentials (49), with nothing in the message.
  */
-import { ResultCode } from '../../store/index.js';
+import { ResultCode } from '../../protocol/index.js';
 import type { OperationContext, Reply } from '../context.js';
-import type { Request } from '../../protocol/types.js';
+import type { BindRequest } from '../../protocol/types.js';
 
-type BindRequest = Extract<Request, { kind: 'bind' }>;
 
 const INVALID: Reply = { code: ResultCode.invalidCredentials, message: '' };
 /** --require-tls-for-binds: a password never travels in clear (13, confidentialityRequired). */

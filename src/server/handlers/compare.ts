@@ -1,11 +1,11 @@
 /** Compare (RFC 4511 4.10): compareTrue or compareFalse by the attribute's equality rule. */
-import { ResultCode, attributeType, normalizeDn, parseDn, values } from '../../store/index.js';
+import { attributeType, normalizeDn, parseDn, values } from '../../store/index.js';
+import { ResultCode } from '../../protocol/index.js';
 import { matches } from '../filter/index.js';
-import type { Request } from '../../protocol/types.js';
+import type { CompareRequest } from '../../protocol/types.js';
 import { readable, requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 
-type CompareRequest = Extract<Request, { kind: 'compare' }>;
 
 export async function compare(request: CompareRequest, context: OperationContext): Promise<Reply> {
   const { store, config } = context.server;

@@ -1,10 +1,10 @@
 /** Delete (RFC 4511 4.8), for the admin: a leaf entry only (notAllowedOnNonLeaf), with its index keys. */
-import { deleteEntry, normalizeDn, parseDn, ResultCode } from '../../store/index.js';
-import type { Request } from '../../protocol/types.js';
+import { deleteEntry, normalizeDn, parseDn } from '../../store/index.js';
+import { ResultCode } from '../../protocol/index.js';
+import type { DeleteRequest } from '../../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 
-type DeleteRequest = Extract<Request, { kind: 'delete' }>;
 
 export async function remove(request: DeleteRequest, context: OperationContext): Promise<Reply> {
   const { server, session } = context;

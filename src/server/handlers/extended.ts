@@ -4,15 +4,13 @@
  * changes the transport, so it is taken on arrival and never reaches this table. Other OIDs
  * answer protocolError, as OpenLDAP does.
  */
-import { ResultCode } from '../../store/index.js';
-import type { Request } from '../../protocol/types.js';
+import { ResultCode, PASSWORD_MODIFY_OID } from '../../protocol/index.js';
+import type { ExtendedRequest } from '../../protocol/types.js';
 import type { OperationContext, Reply } from '../context.js';
 import type { ServerConfig } from '../config.js';
 import { START_TLS_OID } from './start-tls.js';
-import { PASSWORD_MODIFY_OID } from '../../protocol/index.js';
 import { passwordModify } from './password-modify.js';
 
-type ExtendedRequest = Extract<Request, { kind: 'extended' }>;
 type ExtendedHandler = (request: ExtendedRequest, context: OperationContext) => Promise<Reply> | Reply;
 
 const WHO_AM_I_OID = '1.3.6.1.4.1.4203.1.11.3';

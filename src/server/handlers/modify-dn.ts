@@ -3,12 +3,12 @@
  * deleteoldrdn) and optionally a new superior, for a leaf entry (a parent: notAllowedOnNonLeaf).
  * The new name must be free (entryAlreadyExists), the new superior must exist (noSuchObject).
  */
-import { normalizeDn, parseDn, renameEntry, DirectoryError, ResultCode } from '../../store/index.js';
-import type { Request } from '../../protocol/types.js';
+import { normalizeDn, parseDn, renameEntry, DirectoryError } from '../../store/index.js';
+import { ResultCode } from '../../protocol/index.js';
+import type { ModifyDnRequest } from '../../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 
-type ModifyDnRequest = Extract<Request, { kind: 'modifyDn' }>;
 
 function parseNewRdn(text: string) {
   const rdns = parseDn(text);

@@ -7,14 +7,14 @@
  * The admin's unlock (deleting pwdAccountLockedTime) removes pwdFailureTime with it, so that the
  * failures that caused the lock do not count again (lockout.ts counts stored failures).
  */
-import { modifyEntry, normalizeDn, parseDn, typeKey, DirectoryError, ResultCode, type Entry, type Modification } from '../../store/index.js';
+import { modifyEntry, normalizeDn, parseDn, typeKey, DirectoryError, type Entry, type Modification } from '../../store/index.js';
+import { ResultCode } from '../../protocol/index.js';
 import { applyModifications } from '../../store/modification.js';
-import type { Change, Request } from '../../protocol/types.js';
+import type { Change, ModifyRequest } from '../../protocol/types.js';
 import { requireAccess, writeRightFor } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { plainPasswords, refuseCurrentPassword, refuseManyPasswords, refuseSecondPassword, valuesToStore } from '../password-values.js';
 
-type ModifyRequest = Extract<Request, { kind: 'modify' }>;
 
 async function toStore(change: Change, context: OperationContext): Promise<Modification> {
   if (change.op !== 'add' && change.op !== 'replace') return change;

@@ -7,15 +7,14 @@
  * replaces every value, with modifiersName/modifyTimestamp, in one write.
  */
 import { randomBytes } from 'node:crypto';
-import { dnSizeProblem, formatDn, modifyEntry, normalizeDn, parseDn, DirectoryError, ResultCode, type Dn, type Entry } from '../../store/index.js';
+import { dnSizeProblem, formatDn, modifyEntry, normalizeDn, parseDn, DirectoryError, type Dn, type Entry } from '../../store/index.js';
+import { ResultCode, decodePasswordModify, encodePasswordModifyResponse, type PasswordModifyRequest } from '../../protocol/index.js';
 import { dnLimitsOf } from '../config.js';
-import { decodePasswordModify, encodePasswordModifyResponse, type PasswordModifyRequest } from '../../protocol/index.js';
-import type { Request } from '../../protocol/types.js';
+import type { ExtendedRequest } from '../../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply, ServerContext } from '../context.js';
 import { matchesCurrent, passwordsToStore, plainPasswords, refuseCurrentPassword } from '../password-values.js';
 
-type ExtendedRequest = Extract<Request, { kind: 'extended' }>;
 
 /** The entry whose password changes: userIdentity (a DN, optionally "dn:"-prefixed), else the bound entry. */
 function targetOf(fields: PasswordModifyRequest, context: OperationContext): Dn {

@@ -2,10 +2,10 @@
  * The root DSE (base "" scope base): what this server is and supports. Like OpenLDAP, its
  * attributes are operational: a plain request returns objectClass, `+` or names return the rest.
  */
-import { ResultCode, typeKey } from '../../store/index.js';
+import { typeKey } from '../../store/index.js';
+import { ResultCode, encodeSearchEntry, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from '../../protocol/index.js';
 import { matches } from '../filter/index.js';
-import { encodeSearchEntry, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from '../../protocol/index.js';
-import type { Request } from '../../protocol/types.js';
+import type { SearchRequest } from '../../protocol/types.js';
 import { parseSelection } from '../attributes.js';
 import { supportedExtensions } from './extended.js';
 import type { OperationContext, Reply } from '../context.js';
@@ -13,7 +13,6 @@ import type { OperationContext, Reply } from '../context.js';
 /** RFC 3673: `+` returns all operational attributes. */
 const ALL_OPERATIONAL_ATTRIBUTES = '1.3.6.1.4.1.4203.1.5.1';
 
-type SearchRequest = Extract<Request, { kind: 'search' }>;
 
 const text = (...values: string[]) => values.map((value) => Buffer.from(value, 'utf8'));
 

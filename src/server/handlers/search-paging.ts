@@ -1,12 +1,11 @@
 /** The simple paged results control (RFC 2696) on the search side: reading it and answering it. */
-import { DirectoryError, normalizeDn, ResultCode, type Entry } from '../../store/index.js';
+import { DirectoryError, normalizeDn, type Entry } from '../../store/index.js';
+import { ResultCode, decodePagedResults, encodePagedResults, PAGED_RESULTS_OID } from '../../protocol/index.js';
 import { filterToString } from '../filter/index.js';
-import { decodePagedResults, encodePagedResults, PAGED_RESULTS_OID } from '../../protocol/index.js';
-import type { Request } from '../../protocol/types.js';
+import type { SearchRequest } from '../../protocol/types.js';
 import type { OperationContext, Reply } from '../context.js';
 import type { Matched } from '../net/paged-searches.js';
 
-type SearchRequest = Extract<Request, { kind: 'search' }>;
 
 export interface Paging {
   /** Entries per page (the client's size, capped by the server's size limit). */

@@ -4,10 +4,10 @@
  * selected per request, size and time limits (client's and server's), simple paged results,
  * and abandon.
  */
-import { ResultCode, normalizeDn, parseDn, type Entry } from '../../store/index.js';
+import { normalizeDn, parseDn, type Entry } from '../../store/index.js';
+import { ResultCode, encodeSearchEntry } from '../../protocol/index.js';
 import { filterTerms, indexHint, matches, mentionsAttribute } from '../filter/index.js';
-import { encodeSearchEntry } from '../../protocol/index.js';
-import type { Request } from '../../protocol/types.js';
+import type { SearchRequest } from '../../protocol/types.js';
 import { parseSelection, selectAttributes, wantsComputed, type Selection } from '../attributes.js';
 import { readable, requireAccess, type Readable } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
@@ -16,7 +16,6 @@ import { pagingOf, pagedReply, type Paging } from './search-paging.js';
 import type { Matched } from '../net/paged-searches.js';
 import { rootDse } from './root-dse.js';
 
-export type SearchRequest = Extract<Request, { kind: 'search' }>;
 
 /** The smaller of the client's limit and the server's, 0 meaning none. */
 function effectiveLimit(client: number, server: number): number {

@@ -5,13 +5,10 @@
  * Without a certificate the request is an unsupported extended operation (protocolError), as
  * it is for a slapd without TLS.
  */
-import { ResultCode } from '../../store/index.js';
-import { START_TLS_OID } from '../../protocol/index.js';
-import type { Request } from '../../protocol/types.js';
+import { ResultCode, START_TLS_OID } from '../../protocol/index.js';
+import type { ExtendedRequest, Request } from '../../protocol/types.js';
 import type { Reply } from '../context.js';
 import type { Session } from '../net/session.js';
-
-export type ExtendedRequest = Extract<Request, { kind: 'extended' }>;
 
 export { START_TLS_OID };
 

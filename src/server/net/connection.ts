@@ -12,9 +12,8 @@
 import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
 import { once } from 'node:events';
-import { ResultCode } from '../../store/index.js';
-import { decodeRequest, encodeNoticeOfDisconnection, FrameError, FrameReader, peekRequest, ProtocolError, type RequestHead } from '../../protocol/index.js';
-import type { Request } from '../../protocol/types.js';
+import { ResultCode, decodeRequest, encodeNoticeOfDisconnection, FrameError, FrameReader, peekRequest, ProtocolError, type RequestHead } from '../../protocol/index.js';
+import type { ExtendedRequest, Request } from '../../protocol/types.js';
 import type { OperationContext, Reply, ServerContext } from '../context.js';
 import { encodeReply, perform, type AnsweredRequest } from '../dispatch.js';
 import { Abandoned } from '../errors.js';
@@ -24,7 +23,7 @@ import { RequestQueue } from './request-queue.js';
 import { Session } from './session.js';
 import { PeerWatch } from './native-sys.js';
 import { weightOf } from '../threads/load.js';
-import { isStartTls, START_TLS_ACCEPTED, startTlsRefusal, type ExtendedRequest } from '../handlers/start-tls.js';
+import { isStartTls, START_TLS_ACCEPTED, startTlsRefusal } from '../handlers/start-tls.js';
 
 export interface Transport {
   readonly secure?: boolean;

@@ -13,11 +13,10 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import { ResultCode } from '../../store/index.js';
+import { ResultCode, encodeNoticeOfDisconnection } from '../../protocol/index.js';
 import { AddressCounts, clientAddress } from './address-counts.js';
 import type { Limits } from '../config.js';
 import type { ServerContext } from '../context.js';
-import { encodeNoticeOfDisconnection } from '../../protocol/index.js';
 import { Connection } from './connection.js';
 import { COUNTER } from '../threads/counters.js';
 import { listenOn } from './listen-socket.js';

@@ -1,6 +1,6 @@
 /**
  * The password policy's parts, without a server: the settings and their config file and flags
- * (src/cli/policy-options.ts), the re-encoding rule, the verified-bind cache, lockout against a
+ * (src/cli/options/policy.ts), the re-encoding rule, the verified-bind cache, lockout against a
  * real store (one lock write under concurrent failures, expiry, the admin's permanent lock,
  * attempts reserved before verifying: never more than the limit at once, waiting binds served
  * in order or refused once locked, nothing left behind; with the map of accounts full, failures
@@ -14,8 +14,8 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createRegistry, SchemeError } from '../../../src/password/index.js';
 import { checkPolicy, rehashReason, rehashRule, DEFAULT_POLICY, VerifiedBindCache, type PasswordPolicy } from '../../../src/policy/index.js';
-import { policyFromOptions, readPolicyFile } from '../../../src/cli/policy-options.js';
-import { CliError } from '../../../src/cli/errors.js';
+import { policyFromOptions, readPolicyFile } from '../../../src/cli/options/policy.js';
+import { CliError } from '../../../src/cli/support/errors.js';
 import { addEntry, generalizedTime, modifyEntry, parseDn, updateEntry, values, DirectoryStore, type Entry } from '../../../src/store/index.js';
 import { BackgroundTasks } from '../../../src/policy/background.js';
 import { Lockout } from '../../../src/policy/lockout.js';

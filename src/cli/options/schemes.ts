@@ -1,6 +1,6 @@
 /** Options shared by every command that hashes or verifies passwords. */
 import type { Argv } from 'yargs';
-import { createRegistry, DEFAULT_MAX_ITERATIONS, loadSchemePlugins, type Logger, type SchemeRegistry } from '../password/index.js';
+import { createRegistry, DEFAULT_MAX_ITERATIONS, loadSchemePlugins, type Logger, type SchemeRegistry } from '../../password/index.js';
 
 export interface SchemeOptions {
   'scheme-plugin'?: string[];

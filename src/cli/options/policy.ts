@@ -7,9 +7,9 @@
  */
 import { readFile } from 'node:fs/promises';
 import type { Argv, Options } from 'yargs';
-import { DEFAULT_POLICY, POLICY_SETTINGS, flagOf, settingProblem, type PasswordPolicy, type PolicySetting } from '../policy/index.js';
-import { CliError } from './errors.js';
-import { errorMessage, errorCode } from '../errors.js';
+import { DEFAULT_POLICY, POLICY_SETTINGS, flagOf, settingProblem, type PasswordPolicy, type PolicySetting } from '../../policy/index.js';
+import { CliError } from '../support/errors.js';
+import { errorMessage, errorCode } from '../../errors.js';
 
 export interface PolicyFileOption {
   config?: string;

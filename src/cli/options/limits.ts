@@ -5,9 +5,9 @@
  * every limit with its default and what OpenLDAP and 389 Directory Server do.
  */
 import type { Argv } from 'yargs';
-import { DEFAULT_LIMITS, type Limits } from '../server/index.js';
-import { DN_CEILING } from '../store/index.js';
-import { CliError } from './errors.js';
+import { DEFAULT_LIMITS, type Limits } from '../../server/index.js';
+import { DN_CEILING } from '../../store/index.js';
+import { CliError } from '../support/errors.js';
 
 type NumericLimit = { [K in keyof Limits]-?: Limits[K] extends number | undefined ? K : never }[keyof Limits];
 

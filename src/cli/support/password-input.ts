@@ -1,7 +1,7 @@
 /** Where a command gets a password from: the argument, a file, or standard input. */
 import { readFile } from 'node:fs/promises';
 import { CliError } from './errors.js';
-import { errorCode } from '../errors.js';
+import { errorCode } from '../../errors.js';
 
 async function readStdin(): Promise<Buffer> {
   if (process.stdin.isTTY) {

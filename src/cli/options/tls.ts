@@ -2,9 +2,9 @@
 import { readFile } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import type { Argv } from 'yargs';
-import type { TlsConfig } from '../server/config.js';
-import { CliError } from './errors.js';
-import { errorMessage, errorCode } from '../errors.js';
+import type { TlsConfig } from '../../server/config.js';
+import { CliError } from '../support/errors.js';
+import { errorMessage, errorCode } from '../../errors.js';
 
 export interface TlsOptions {
   'tls-cert'?: string;

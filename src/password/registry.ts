@@ -51,6 +51,16 @@ export function parseStoredValue(stored: string): StoredValue {
   return { name: match[1]!.toUpperCase(), value: stored.slice(match[0].length) };
 }
 
+/** A stored value as SchemeRegistry.inspect reads it. */
+export interface StoredInspection {
+  readonly name: string;
+  readonly value: string;
+  readonly scheme?: PasswordScheme;
+  readonly iterations?: number;
+  /** Why it cannot be verified, if it cannot. */
+  readonly problem?: string;
+}
+
 export class SchemeRegistry {
   readonly maxIterations: number;
   /** The plugin files loaded (resolved paths), in order: with maxIterations, how to build this registry again (registryAgain). */
@@ -107,8 +117,7 @@ export class SchemeRegistry {
     const scheme = this.require(name);
     if (!scheme.encode) throw new SchemeError(`scheme {${scheme.names[0]}} can only verify, not write, passwords`);
     const stored = await scheme.encode(password, this.checkParams(scheme, params));
-    const { name: written, value } = parseStoredValue(stored);
-    const refusal = this.refuseCost(scheme, value, written);
+    const refusal = this.inspect(stored).problem;
     if (refusal) throw new SchemeError(`{${scheme.names[0]}} would write a value this server refuses to verify: ${refusal}`);
     return stored;
   }
@@ -133,48 +142,52 @@ export class SchemeRegistry {
 
   /** Why this server could not verify a stored value (unknown scheme, too many iterations), or undefined. */
   unverifiable(stored: string): string | undefined {
-    const { name, value } = parseStoredValue(stored);
-    const entry = this.byName.get(name);
-    if (!entry) return `unknown password scheme {${name}}`;
-    try {
-      return this.refuseCost(entry.scheme, value, name);
-    } catch (error) {
-      return error instanceof Error ? error.message : String(error);
-    }
+    return this.inspect(stored).problem;
   }
 
   /** The iteration count a stored value records (PBKDF2 family, plugins with a cost), else undefined. Never throws. */
   iterationsOf(stored: string): number | undefined {
+    return this.inspect(stored).iterations;
+  }
+
+  /**
+   * A stored value read once: its scheme, value and recorded cost, and why it cannot be verified if
+   * it cannot (unknown scheme, a cost above --max-iterations, a cost that does not parse). A bind
+   * inspects a value once and verifies the inspection (verifyInspected). Never throws.
+   */
+  inspect(stored: string): StoredInspection {
     const { name, value } = parseStoredValue(stored);
+    const entry = this.byName.get(name);
+    if (!entry) return { name, value, problem: `unknown password scheme {${name}}` };
+    let iterations: number | undefined;
     try {
-      return this.byName.get(name)?.scheme.cost?.(value, { name }).iterations;
-    } catch {
-      return undefined;
+      iterations = entry.scheme.cost?.(value, { name }).iterations;
+    } catch (error) {
+      return { name, value, scheme: entry.scheme, problem: error instanceof Error ? error.message : String(error) };
     }
+    if (iterations !== undefined && iterations > this.maxIterations) {
+      return { name, value, scheme: entry.scheme, iterations, problem: `${iterations} iterations is above the limit of ${this.maxIterations} (--max-iterations)` };
+    }
+    return { name, value, scheme: entry.scheme, ...(iterations !== undefined && { iterations }) };
   }
 
   /** Compare a password with a stored value. Never throws. */
-  async verify(password: Uint8Array, stored: string): Promise<VerifyResult> {
-    const { name, value } = parseStoredValue(stored);
+  verify(password: Uint8Array, stored: string): Promise<VerifyResult> {
+    return this.verifyInspected(password, this.inspect(stored));
+  }
+
+  /** Compare a password with a stored value inspected before. Never throws. */
+  async verifyInspected(password: Uint8Array, inspected: StoredInspection): Promise<VerifyResult> {
+    const { name, value, scheme } = inspected;
     if (password.byteLength === 0) return { status: 'mismatch', scheme: name };
-    const entry = this.byName.get(name);
-    if (!entry) return this.invalid(undefined, `unknown password scheme {${name}}`);
+    if (!scheme) return this.invalid(undefined, inspected.problem ?? `unknown password scheme {${name}}`);
+    if (inspected.problem !== undefined) return this.invalid(name, inspected.problem);
     try {
-      const refusal = this.refuseCost(entry.scheme, value, name);
-      if (refusal) return this.invalid(name, refusal);
-      const match = await entry.scheme.verify(password, value, { name });
+      const match = await scheme.verify(password, value, { name });
       return { status: match === true ? 'match' : 'mismatch', scheme: name };
     } catch (error) {
       return this.invalid(name, error instanceof Error ? error.message : String(error));
     }
-  }
-
-  private refuseCost(scheme: PasswordScheme, value: string, name: string): string | undefined {
-    const iterations = scheme.cost?.(value, { name }).iterations;
-    if (iterations !== undefined && iterations > this.maxIterations) {
-      return `${iterations} iterations is above the limit of ${this.maxIterations} (--max-iterations)`;
-    }
-    return undefined;
   }
 
   private invalid(scheme: string | undefined, reason: string): VerifyResult {

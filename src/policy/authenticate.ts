@@ -194,13 +194,14 @@ export class Authenticator {
    */
   private async verifyOne(key: string, password: Buffer, stored: string): Promise<boolean> {
     const { registry, bindCache: cache, log } = this.parts;
-    const cacheable = cache.enabled && registry.iterationsOf(stored) !== undefined;
+    const inspected = registry.inspect(stored); // read once: for the cache's question and for the verification
+    const cacheable = cache.enabled && inspected.iterations !== undefined;
     if (cacheable && cache.has(key, password, stored)) {
       log.debug({ dn: key, cacheHits: cache.hits }, 'verified-bind cache hit');
       return true;
     }
     const started = performance.now();
-    const match = (await registry.verify(password, stored)).status === 'match';
+    const match = (await registry.verifyInspected(password, inspected)).status === 'match';
     this.floor.observe(performance.now() - started);
     if (match && cacheable) cache.remember(key, password, stored);
     return match;

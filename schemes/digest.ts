@@ -1,6 +1,6 @@
 /**
  * The hash behind the salted-digest schemes: node's one-shot hash(), the fastest of the
- * candidates `scripts/bench-primitives` measures at bind-sized inputs (numbers in the README,
+ * candidates `bench/bench-primitives.ts` measures at bind-sized inputs (numbers in docs/performance.md,
  * "Choosing primitives").
  */
 import { hash } from 'node:crypto';

@@ -1,6 +1,6 @@
 /**
  * PBKDF2, off the event loop (libuv's thread pool), through the fastest backend for each digest
- * (`scripts/bench-primitives`):
+ * (`bench/bench-primitives.ts`):
  * - SHA-1 and SHA-256: nettle, through the addon in native/nettle-pbkdf2 (built at install);
  *   Node 20's OpenSSL 3.0 spends about twice as long per iteration;
  * - SHA-512, and every digest when the addon is not built or LEVELDAP_PBKDF2=node: node:crypto.

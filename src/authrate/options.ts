@@ -1,5 +1,5 @@
 /**
- * authrate's command line (OpenDJ/PingDS names and defaults, see formats.md 2.1), parsed with
+ * authrate's command line (OpenDJ/PingDS names and defaults, docs/authrate.md), parsed with
  * yargs and checked into an {@link AuthrateConfig}. Every mistake is an {@link AuthrateUsageError}
  * (exit status 89, as OpenDJ's tools use for argument errors).
  */

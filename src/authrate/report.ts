@@ -1,5 +1,5 @@
 /**
- * authrate's output, as OpenDJ/PingDS print it (formats.md 2.2): a table of `|`-separated
+ * authrate's output, as OpenDJ/PingDS print it (docs/authrate.md): a table of `|`-separated
  * columns 8 wide, CSV with -S, or (--json, ours) one JSON object at the end.
  */
 import type { StatsRow, StatsSummary } from './stats.js';

@@ -9,7 +9,7 @@
  * at random, as many values as a bind of that account would verify.
  *
  * A decoy verification never binds anyone, whatever its outcome, and never goes through the
- * verified-bind cache (bind.ts verifies it directly). With no account in the store yet, the
+ * verified-bind cache (authenticate.ts verifies it directly). With no account in the store yet, the
  * random hash in the default scheme is the decoy.
  */
 import { randomInt } from 'node:crypto';

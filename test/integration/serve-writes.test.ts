@@ -1,7 +1,7 @@
 /**
  * Writes through `leveldap serve` with the OpenLDAP clients, as the admin: ldapadd, ldapmodify,
  * ldapmodrdn and ldapdelete succeed and are read back with ldapsearch (indexes, operational
- * attributes, hashed passwords), and every refusal named by issue 6 answers its result code
+ * attributes, hashed passwords), and every refusal answers its result code
  * (16, 19, 20, 21, 32 with matchedDN, 53, 65, 66, 67, 68). Odd requests over a raw socket get
  * LDAP errors, never `other` (80), and the server keeps serving.
  */

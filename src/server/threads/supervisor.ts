@@ -3,7 +3,7 @@
  * listening sockets on the same database; the main thread only starts them, writes their log
  * lines and stops them. Entry locks and the connection cap live in shared memory; everything
  * else a thread keeps is a cache or per-connection state. Lockout counts failures in one
- * thread's memory, so with lockout on the server keeps one thread (see the README).
+ * thread's memory, so with lockout on the server keeps one thread (docs/serve.md, "Threads").
  *
  * Each serving thread's young generation is capped (YOUNG_GENERATION_MB): V8's default lets
  * each grow to 32 MiB and more, which with several threads is most of the resident memory;

@@ -1,4 +1,4 @@
-/** Published test vectors (shared/formats.md 1.7, RFC 6070, 389 DS and OpenDJ test suites). */
+/** Published test vectors (the project's design notes, RFC 6070, 389 DS and OpenDJ test suites). */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRegistry } from '../../../src/password/index.js';
@@ -28,9 +28,9 @@ const VECTORS: readonly Vector[] = [
   {
     password: 'secret',
     stored: '{SSHA512}sA0uxvTZmjjgeqepQzW+3VNsblhqzltje58zvmzlAr0V6DwpiazN2VxnSFYthOpYDzqKXnv8rNmIQMOVX9alQgABAgMEBQYH',
-    source: 'formats.md, salt 00..07',
+    source: 'the design notes, salt 00..07',
   },
-  { password: 'secret', stored: '{SSHA256}lAejl/Of0h/+J/b6px7T8LLPd/QxmtSbDDvk8djjRJEAAQIDBAUGBw==', source: 'formats.md, salt 00..07' },
+  { password: 'secret', stored: '{SSHA256}lAejl/Of0h/+J/b6px7T8LLPd/QxmtSbDDvk8djjRJEAAQIDBAUGBw==', source: 'the design notes, salt 00..07' },
   { password: 'secret', stored: '{PBKDF2}60000$Y6ZHtTTbeUgpIbIW0QDmDA$j/aU7jFKUSbH4UobNQDm9OEIwuw', source: 'OpenLDAP pw-pbkdf2 README' },
   { password: 'secret', stored: '{PBKDF2-SHA1}10000$QJTEclnXgh9Cz3ChCWpdAg$9.s98jwFJM.NXJK9ca/oJ5AyoAQ', source: 'slapd-pw-pbkdf2(5)' },
   {

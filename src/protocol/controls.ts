@@ -1,5 +1,6 @@
 /** Control OIDs the server knows, and the simple paged results control value (RFC 2696). */
-import asn1 from '@ldapjs/asn1';
+import { elementSize, integerSize, writeHeader, writeInteger, writeOctets } from './tlv.js';
+import { Tag } from './tags.js';
 import { ProtocolError } from './errors.js';
 import { asProtocolError, BerInput } from './reader.js';
 
@@ -38,10 +39,10 @@ export function decodePagedResults(value: Buffer): PagedResults {
 
 export function encodePagedResults(size: number, cookie: Buffer): Buffer {
   if (!Number.isInteger(size) || size < 0 || size > 0x7fffffff) throw new ProtocolError(`paged results size out of range: ${size}`);
-  const writer = new asn1.BerWriter({ size: 16 + cookie.length });
-  writer.startSequence(SEQUENCE);
-  writer.writeInt(size);
-  writer.writeBuffer(cookie, OCTET_STRING);
-  writer.endSequence();
-  return writer.buffer;
+  const contentLength = elementSize(integerSize(size)) + elementSize(cookie.length);
+  const buffer = Buffer.allocUnsafe(elementSize(contentLength));
+  let pos = writeHeader(buffer, 0, SEQUENCE, contentLength);
+  pos = writeInteger(buffer, pos, Tag.Integer, size);
+  writeOctets(buffer, pos, OCTET_STRING, cookie);
+  return buffer;
 }

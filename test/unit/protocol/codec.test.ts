@@ -689,3 +689,15 @@ test('paged results control value: round trip, ldapjs\'s own encoding, garbage r
   }
   assert.throws(() => encodePagedResults(-1, Buffer.alloc(0)), ProtocolError);
 });
+
+test('encodePagedResults writes what @ldapjs/controls writes, and reads back', () => {
+  for (const size of [0, 1, 127, 128, 255, 256, 65_535, 0x7fffffff]) {
+    for (const length of [0, 12, 200]) {
+      const cookie = Buffer.alloc(length, 7);
+      const theirs = new PagedResultsControl({ value: { size, cookie } }).toBer();
+      const ours = encodePagedResults(size, cookie);
+      assert.ok(Buffer.from(theirs.buffer ?? theirs).includes(ours), `size ${size}, cookie ${length} bytes`);
+      assert.deepEqual(decodePagedResults(ours), { size, cookie });
+    }
+  }
+});

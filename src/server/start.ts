@@ -16,7 +16,7 @@ import { newCounters } from './threads/counters.js';
 import { MemoryReclaimer } from './net/memory-reclaim.js';
 import { listen, type RunningServer } from './net/listener.js';
 import type { ThreadPlan } from './threads/messages.js';
-import { mainOwner, releaseSockets, reserveSockets, singleThreadReason, startThreads } from './threads/supervisor.js';
+import { mainOwner, reserveSockets, singleThreadReason, startThreads } from './threads/supervisor.js';
 
 export interface StartOptions {
   readonly dataDir: string;
@@ -122,25 +122,21 @@ async function serveHere(plan: ThreadPlan, store: DirectoryStore, registry: Sche
 
 /** Several threads: workers serve on the sockets bound here; this thread writes their logs and stops them. */
 async function serveOnThreads(plan: ThreadPlan, threads: number, log: Logger, stream: DestinationStream): Promise<Serving> {
-  const reserved = await reserveSockets(plan.seed.config);
-  try {
-    // This thread only relays the serving threads' log lines: it reclaims their memory when they stop coming.
-    const reclaimer = new MemoryReclaimer(log);
-    const write = (text: string) => {
-      stream.write(text);
-      reclaimer.released();
-    };
-    const serving = await startThreads(plan, reserved.sockets, threads, log, write);
-    const { host, port, ldapsPort } = reserved;
-    const stop = async (graceMillis = 10_000) => {
-      await serving.stop(graceMillis);
-      reclaimer.stop();
-    };
-    const server: RunningServer = { host, port, ...(ldapsPort !== undefined && { ldapsPort }), stop };
-    return { server, failure: serving.failure, drain: async () => {} };
-  } finally {
-    releaseSockets(reserved.sockets); // each thread listens on its own duplicate
-  }
+  const reserved = await reserveSockets(plan.seed.config, threads);
+  // This thread only relays the serving threads' log lines: it reclaims their memory when they stop coming.
+  const reclaimer = new MemoryReclaimer(log);
+  const write = (text: string) => {
+    stream.write(text);
+    reclaimer.released();
+  };
+  const serving = await startThreads(plan, reserved.perThread, log, write);
+  const { host, port, ldapsPort } = reserved;
+  const stop = async (graceMillis = 10_000) => {
+    await serving.stop(graceMillis);
+    reclaimer.stop();
+  };
+  const server: RunningServer = { host, port, ...(ldapsPort !== undefined && { ldapsPort }), stop };
+  return { server, failure: serving.failure, drain: async () => {} };
 }
 
 export async function startServer(options: StartOptions): Promise<Started> {

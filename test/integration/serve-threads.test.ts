@@ -14,12 +14,14 @@ import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import tls from 'node:tls';
-import { findProgram } from '../../src/harness/slapd.js';
-import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
+import { canConnect, findProgram, freePort } from '../../src/harness/slapd.js';
+import { collect } from '../../src/harness/run.js';
+import { spawn } from 'node:child_process';
+import { populateDatabase, startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, parseLdifOutput, RawConnection, type Credentials } from '../helpers/ldap-client.js';
 import { addRequest, bindRequest, exchange } from '../helpers/ldap-requests.js';
 import { makeTestCertificate } from '../helpers/tls.js';
-import { fixturePath } from '../helpers/paths.js';
+import { fixturePath, leveldapBin } from '../helpers/paths.js';
 import { sharingUnavailable } from '../../src/server/net/listen-socket.js';
 
 const PEOPLE = 'ou=People,dc=example,dc=com';
@@ -188,3 +190,33 @@ describe('leveldap serve --threads 2: LDAPS, and lockout', { skip }, () => {
     }
   });
 });
+
+describe('leveldap serve --threads 2: clients that connect while the threads start are spread over them', { skip }, () => {
+  const dirs: string[] = [];
+  after(async () => { await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))); });
+
+  test('32 connections made as soon as the port accepts, before the threads are all listening, are served by both', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'leveldap-threads-early-'));
+    dirs.push(dir);
+    await populateDatabase(join(dir, 'db'), 50);
+    await writeFile(join(dir, 'admin-password'), 'early-admin', { mode: 0o600 });
+    const port = await freePort();
+    const child = spawn(process.execPath, [leveldapBin, 'serve', '--data', join(dir, 'db'), '--port', String(port), '--threads', '2', '--admin-password-file', join(dir, 'admin-password')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const output = collect(child.stdout);
+    try {
+      // The port accepts at the kernel's level as soon as it is bound, before any thread listens.
+      while (!(await canConnect(port))) await new Promise((resolve) => setTimeout(resolve, 20));
+      const connections = await Promise.all(Array.from({ length: 32 }, () => RawConnection.open(port)));
+      await Promise.all(connections.map(async (connection, i) => assert.equal((await exchange(connection, 1, bindRequest(1, userDn(i % 50), 'password'))).code, 0)));
+      connections.forEach((connection) => connection.socket.destroy());
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      const binds = output().split('\n').filter((line) => line.includes('"op":"bind"')).map((line) => (JSON.parse(line) as LogLine).thread);
+      const perThread = [0, 1].map((thread) => binds.filter((t) => t === thread).length);
+      // With one listening socket shared by the threads, the thread listening first took them all.
+      assert.ok(perThread.every((count) => count >= 6), `binds per thread: ${perThread.join(', ')}`);
+    } finally {
+      child.kill('SIGKILL');
+    }
+  });
+});
+

@@ -13,7 +13,7 @@ import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { SharedSlots, WriteGate } from '../../store/index.js';
 import type { ServerConfig } from '../config.js';
-import { duplicateFd, releaseSocket, reserveSocket, sharingUnavailable } from '../net/listen-socket.js';
+import { releaseSocket, reusePortSockets, sharingUnavailable } from '../net/listen-socket.js';
 import type { ListeningSockets } from '../net/listener.js';
 import type { StopThread, ThreadPlan, ThreadReport, ThreadSetup } from './messages.js';
 
@@ -38,38 +38,32 @@ export function singleThreadReason(threads: number, lockout: boolean): string | 
   return sharingUnavailable();
 }
 
-/** The listening sockets, bound before any thread accepts on them. */
+/** The listening sockets, bound before any thread accepts on them: one set per thread. */
 interface ReservedSockets {
-  readonly sockets: ListeningSockets;
+  readonly perThread: readonly ListeningSockets[];
   readonly host: string;
   readonly port: number;
   readonly ldapsPort?: number;
 }
 
-/** Binds the LDAP port, and the LDAPS port when there is one, for every thread to accept on. */
-export async function reserveSockets(config: ServerConfig): Promise<ReservedSockets> {
-  const ldap = await reserveSocket(config.host, config.port);
+/** Binds the LDAP port, and the LDAPS port when there is one, once for each of `threads` threads (SO_REUSEPORT). */
+export async function reserveSockets(config: ServerConfig, threads: number): Promise<ReservedSockets> {
+  const ldap = await reusePortSockets(config.host, config.port, threads);
   const ldapsPort = config.tls?.ldapsPort;
   const reserved = { host: ldap.address.address, port: ldap.address.port };
-  if (ldapsPort === undefined) return { ...reserved, sockets: { ldap: ldap.fd } };
+  if (ldapsPort === undefined) return { ...reserved, perThread: ldap.fds.map((fd) => ({ ldap: fd })) };
   try {
-    const ldaps = await reserveSocket(config.host, ldapsPort);
-    return { ...reserved, ldapsPort: ldaps.address.port, sockets: { ldap: ldap.fd, ldaps: ldaps.fd } };
+    const ldaps = await reusePortSockets(config.host, ldapsPort, threads);
+    return { ...reserved, ldapsPort: ldaps.address.port, perThread: ldap.fds.map((fd, i) => ({ ldap: fd, ldaps: ldaps.fds[i]! })) };
   } catch (error) {
-    releaseSocket(ldap.fd);
+    ldap.fds.forEach(releaseSocket);
     throw error;
   }
 }
 
-export function releaseSockets(sockets: ListeningSockets): void {
-  [sockets.ldap, sockets.ldaps].forEach((fd) => fd !== undefined && releaseSocket(fd));
-}
-
-function duplicates(sockets: ListeningSockets): ListeningSockets {
-  return {
-    ...(sockets.ldap !== undefined && { ldap: duplicateFd(sockets.ldap) }),
-    ...(sockets.ldaps !== undefined && { ldaps: duplicateFd(sockets.ldaps) }),
-  };
+/** Closes sockets no thread took (a failed start). */
+export function releaseSockets(sockets: readonly ListeningSockets[]): void {
+  for (const set of sockets) [set.ldap, set.ldaps].forEach((fd) => fd !== undefined && releaseSocket(fd));
 }
 
 /** One more serving thread; resolves once it listens. */
@@ -124,17 +118,19 @@ function watch(workers: readonly Worker[], plan: ThreadPlan, log: Logger): { ali
   return { alive, failure, stopping: () => { stopping = true; } };
 }
 
-/** Starts serving threads 0 .. threads - 1 on duplicates of `sockets`; `write` takes their log lines. */
+/** Starts serving threads 0 .. n - 1, thread i on perThread[i]; `write` takes their log lines. */
 export async function startThreads(
-  plan: ThreadPlan, sockets: ListeningSockets, threads: number, log: Logger, write: (text: string) => void,
+  plan: ThreadPlan, perThread: readonly ListeningSockets[], log: Logger, write: (text: string) => void,
 ): Promise<ServingThreads> {
   const workers: Worker[] = [];
+  const threads = perThread.length;
   try {
     for (let thread = 0; thread < threads; thread += 1) {
-      workers.push(await startThread({ ...plan, sockets: duplicates(sockets), thread, threads }, write));
+      workers.push(await startThread({ ...plan, sockets: perThread[thread]!, thread, threads }, write));
     }
   } catch (error) {
     await Promise.all(workers.map((worker) => worker.terminate()));
+    releaseSockets(perThread.slice(workers.length + 1)); // the thread that failed closed its own
     throw error;
   }
   const watched = watch(workers, plan, log);

@@ -4,10 +4,10 @@
 // fails, this prints one warning per addon and exits 0, so installation still works:
 // - native/nettle-pbkdf2: PBKDF2-SHA1/SHA256 through nettle; without it PBKDF2 uses node:crypto
 //   (schemes/kdf.ts), about 2x slower per iteration.
-// - native/fd-dup: dup(2) of the listening socket for `serve --threads`; without it serve runs
-//   one thread (src/server/listen-socket.ts).
+// - native/fd-dup: a listening socket per serving thread, bound with SO_REUSEPORT, for
+//   `serve --threads`; without it serve runs one thread (src/server/net/listen-socket.ts).
 // - native/sys: TCP_INFO (a paused connection sees its client leave) and malloc_trim (memory
-//   handed back after clients leave); without it neither happens (src/server/native-sys.ts).
+//   handed back after clients leave); without it neither happens (src/server/net/native-sys.ts).
 'use strict';
 const { spawnSync } = require('node:child_process');
 const { join } = require('node:path');

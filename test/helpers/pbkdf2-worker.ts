@@ -1,5 +1,5 @@
 /**
- * Worker thread for test/unit/nettle-pbkdf2.test.ts: loads schemes/kdf.js (and so the nettle
+ * Worker thread for test/unit/schemes/nettle-pbkdf2.test.ts: loads schemes/kdf.js (and so the nettle
  * addon) in its own context, derives workerData's vector through the addon and through
  * pbkdf2Async, and posts the keys (hex) with the backends it chose.
  */

@@ -2,7 +2,7 @@
  * Bind timing must not tell whether a DN exists: the users hold SSHA512 (the test helper imports
  * with --scheme SSHA512) while serve's default scheme stays PBKDF2-SHA256, so a dummy verification
  * in the default scheme made an unknown DN answer measurably later than a wrong password (before
- * the decoys of src/server/bind-decoys.ts: medians 20% apart here). 500 binds of each kind on one
+ * the decoys of src/policy/bind-decoys.ts: medians 20% apart here). 500 binds of each kind on one
  * connection, sequential, in blocks A B B A A B B A (a drift in the machine's load hits both kinds
  * alike): the medians differ by less than 10% and the 25th-75th percentile ranges intersect.
  * The server's CPU time per block tells the same without the timing floor in the way: an unknown

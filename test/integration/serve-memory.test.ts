@@ -5,7 +5,7 @@
  * its header declares. Resident memory is read from /proc; the server has to return within 50 MB
  * of where it started, and may take up to RETURN_WITHIN_MS (V8 shrinks its young generation on
  * its own schedule; the server collects and trims malloc's arenas about a second after clients
- * stop leaving: src/server/memory-reclaim.ts).
+ * stop leaving: src/server/net/memory-reclaim.ts).
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';

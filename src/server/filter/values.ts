@@ -1,9 +1,9 @@
 /**
- * Value-level matching the store's equality normalizers (src/store/matching.ts) do not cover:
+ * Value-level matching the store's equality normalizers (src/store/normalize.ts) do not cover:
  * INTEGER and Boolean parsing (GeneralizedTime's is in src/store/time.ts), ordering keys,
  * substring forms, and equality tests that refuse an invalid assertion value (RFC 4511 4.5.1.7:
  * the filter item is then Undefined).
- * Candidates to move into src/store/matching.ts.
+ * Candidates to move into src/store/normalize.ts.
  */
 import { parseDn } from '../../store/dn.js';
 import { normalizeValue } from '../../store/normalize.js';

@@ -6,7 +6,6 @@ import type { SearchRequest } from '../../protocol/types.js';
 import type { OperationContext, Reply } from '../context.js';
 import type { Matched } from '../net/paged-searches.js';
 
-
 export interface Paging {
   /** Entries per page (the client's size, capped by the server's size limit). */
   readonly size: number;

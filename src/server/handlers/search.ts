@@ -16,7 +16,6 @@ import { pagingOf, pagedReply, type Paging } from './search-paging.js';
 import type { Matched } from '../net/paged-searches.js';
 import { rootDse } from './root-dse.js';
 
-
 /** The smaller of the client's limit and the server's, 0 meaning none. */
 function effectiveLimit(client: number, server: number): number {
   if (client === 0) return server;

@@ -40,7 +40,6 @@ const SHUTTING_DOWN: Reply = { code: ResultCode.unavailable, message: 'server sh
 /** A client that has not read what we wrote for this long is cut off. */
 const WRITE_STALL_MS = 60_000;
 
-
 /** A connection on the admin's reserve that has not bound within this long is closed. */
 const RESERVE_BIND_MS = 10_000;
 const RESERVE_REFUSAL = 'the connection limit is reached; the last connections are kept for the administrator (--reserved-connections)';

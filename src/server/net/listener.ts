@@ -6,10 +6,10 @@
  * operations in flight finish, any other is answered unavailable (52), clients get a notice of
  * disconnection, then the database closes.
  *
- * With `serve --threads`, every thread runs these listeners on its own descriptor of the same
- * listening sockets (the kernel hands each new connection to one of them), counts connections
- * in shared memory so the cap holds for the whole server, and numbers its connections apart
- * from the other threads'.
+ * With `serve --threads`, every thread runs these listeners on its own listening sockets, bound to
+ * the same ports with SO_REUSEPORT (listen-socket.ts: the kernel spreads new connections over
+ * them), counts connections in shared memory so the cap holds for the whole server, and numbers
+ * its connections apart from the other threads'.
  */
 import net from 'node:net';
 import tls from 'node:tls';

@@ -1,12 +1,11 @@
 /**
  * The operations in flight on one serving thread, by weight (a search weighs one per 256 filter
- * terms, anything else one: connection.ts), under THREAD_BUDGET. A connection with nothing in
+ * terms, anything else one: weightOf below), under THREAD_BUDGET. A connection with nothing in
  * flight may always start one operation, so every connection goes on; beyond the budget the
  * others wait until operations finish. So the decoded requests a thread holds are bounded
  * whatever number of connections sends them: about THREAD_BUDGET x 256 filter terms
  * (some 120 MB of decoded filters at the most), plus one operation per connection.
  */
-
 import { filterTerms } from '../filter/index.js';
 import type { AnsweredRequest } from '../dispatch.js';
 

@@ -23,7 +23,7 @@ export interface ThreadPlan {
 
 /** workerData of one serving thread. */
 export interface ThreadSetup extends ThreadPlan {
-  /** This thread's own duplicates of the listening sockets. */
+  /** This thread's own listening sockets (bound with SO_REUSEPORT, as every thread's). */
   readonly sockets: ListeningSockets;
   readonly thread: number;
   readonly threads: number;

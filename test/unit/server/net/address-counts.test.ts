@@ -1,5 +1,5 @@
 /**
- * Connections per client address (src/server/address-counts.ts), against a plain Map: admits up
+ * Connections per client address (src/server/net/address-counts.ts), against a plain Map: admits up
  * to the limit, releases, addresses leaving the table when their last connection closes (so the
  * table never fills, however many addresses come and go), and a table shared by a worker thread.
  */

@@ -1,5 +1,5 @@
 /**
- * What a connection keeps waiting (src/server/request-queue.ts): messages stay bytes until they
+ * What a connection keeps waiting (src/server/net/request-queue.ts): messages stay bytes until they
  * are next, abandon removes a waiting request (never a bind), a malformed message is found when it
  * is decoded; and the thread's budget of operations in flight (src/server/threads/load.ts).
  */

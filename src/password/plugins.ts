@@ -1,6 +1,7 @@
 /** Loads extra schemes from plugin files (`--scheme-plugin FILE`). */
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { errorMessage } from '../errors.js';
 import { SchemeError } from './errors.js';
 import { createRegistry, type Logger, type SchemeRegistry } from './registry.js';
 
@@ -14,7 +15,7 @@ export async function loadSchemePlugin(registry: SchemeRegistry, file: string): 
   try {
     module = await import(pathToFileURL(path).href);
   } catch (error) {
-    throw new SchemeError(`cannot load scheme plugin ${file}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new SchemeError(`cannot load scheme plugin ${file}: ${errorMessage(error)}`);
   }
   const exported = module.default ?? module.schemes;
   if (exported === undefined) {

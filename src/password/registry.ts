@@ -5,7 +5,9 @@
  */
 import type { ParamSpec, PasswordScheme, SchemeParams } from '../../schemes/scheme.js';
 import { builtinSchemes } from '../../schemes/index.js';
+import { errorMessage } from '../errors.js';
 import { SchemeError } from './errors.js';
+import { SCHEME_PREFIX as PREFIX } from './scheme-name.js';
 import { asScheme } from './validate.js';
 
 /** Highest iteration count a stored value may ask for (OWASP 2023 asks 1,300,000 for PBKDF2-SHA1). */
@@ -41,8 +43,6 @@ export interface StoredValue {
   readonly name: string;
   readonly value: string;
 }
-
-import { SCHEME_PREFIX as PREFIX } from './scheme-name.js';
 
 /** Splits `{NAME}rest`; a value without a prefix is cleartext, as OpenLDAP reads it. */
 export function parseStoredValue(stored: string): StoredValue {
@@ -163,7 +163,7 @@ export class SchemeRegistry {
     try {
       iterations = entry.scheme.cost?.(value, { name }).iterations;
     } catch (error) {
-      return { name, value, scheme: entry.scheme, problem: error instanceof Error ? error.message : String(error) };
+      return { name, value, scheme: entry.scheme, problem: errorMessage(error) };
     }
     if (iterations !== undefined && iterations > this.maxIterations) {
       return { name, value, scheme: entry.scheme, iterations, problem: `${iterations} iterations is above the limit of ${this.maxIterations} (--max-iterations)` };
@@ -186,7 +186,7 @@ export class SchemeRegistry {
       const match = await scheme.verify(password, value, { name });
       return { status: match === true ? 'match' : 'mismatch', scheme: name };
     } catch (error) {
-      return this.invalid(name, error instanceof Error ? error.message : String(error));
+      return this.invalid(name, errorMessage(error));
     }
   }
 

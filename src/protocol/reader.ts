@@ -7,6 +7,7 @@
  * {@link asProtocolError} at the public entry points.
  */
 import asn1 from '@ldapjs/asn1';
+import { errorMessage } from '../errors.js';
 import { ProtocolError } from './errors.js';
 import { utf8At } from './tlv.js';
 
@@ -117,8 +118,7 @@ export function asProtocolError(error: unknown, messageId?: number): ProtocolErr
   if (error instanceof ProtocolError) {
     return error.messageId === messageId ? error : new ProtocolError(error.message, messageId);
   }
-  const reason = error instanceof Error ? error.message : String(error);
-  return new ProtocolError(`malformed BER: ${reason}`, messageId);
+  return new ProtocolError(`malformed BER: ${errorMessage(error)}`, messageId);
 }
 
 export function hex(byte: number): string {

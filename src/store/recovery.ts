@@ -16,6 +16,7 @@
  * Then the gate opens. Until then an attempt is made every RETRY_MS; the log says why it waits.
  */
 import { readdir, statfs } from 'node:fs/promises';
+import { errorMessage } from '../errors.js';
 import { metaKey, NO_KEYS } from './keys.js';
 import type { WriteGate } from './write-gate.js';
 
@@ -53,8 +54,6 @@ interface Waiting {
   readonly reason: string;
   readonly forRoom: boolean;
 }
-
-const reason = (error: unknown): string => (error instanceof Error ? error.message : String(error));
 
 export class WriteRecovery {
   private timer: NodeJS.Timeout | undefined;
@@ -95,7 +94,7 @@ export class WriteRecovery {
 
   private async attempt(): Promise<void> {
     this.attempts += 1;
-    const waiting = await this.tryOnce().catch((error: unknown): Waiting => ({ reason: `the attempt failed: ${reason(error)}`, forRoom: false }));
+    const waiting = await this.tryOnce().catch((error: unknown): Waiting => ({ reason: `the attempt failed: ${errorMessage(error)}`, forRoom: false }));
     if (waiting === undefined) {
       this.gate.reopen();
       this.log?.info({ data: this.dir, suspendedMs: Date.now() - this.suspendedAt, attempts: this.attempts, refusedWrites: this.gate.refused },
@@ -131,7 +130,7 @@ export class WriteRecovery {
     try {
       await this.db.put(PROBE_KEY, Buffer.from(new Date().toISOString()), { sync: true });
     } catch (error) {
-      return { reason: `a probe write failed: ${reason(error)}`, forRoom: false };
+      return { reason: `a probe write failed: ${errorMessage(error)}`, forRoom: false };
     }
     return undefined;
   }

@@ -88,11 +88,7 @@ function decodeAt(input: BerInput, depth: number, budget: Budget): Filter {
  * false `(|)`.
  */
 function decodeSet(input: BerInput, tag: number, what: string, depth: number, budget: Budget): Filter[] {
-  const outer = input.enter(tag, what);
-  const filters: Filter[] = [];
-  while (input.peek() !== undefined) filters.push(decodeAt(input, depth + 1, budget));
-  input.leave(outer, what);
-  return filters;
+  return input.list(tag, what, () => decodeAt(input, depth + 1, budget));
 }
 
 function decodeNot(input: BerInput, depth: number, budget: Budget): Filter {

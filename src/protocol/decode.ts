@@ -177,10 +177,7 @@ function decodeScope(input: BerInput): Scope {
 function decodeModify(input: BerInput): Operation {
   const outer = input.enter(RequestOp.modify, 'ModifyRequest');
   const dn = input.string(Tag.OctetString, 'modify object');
-  const list = input.enter(Tag.Sequence, 'modify changes');
-  const changes: Change[] = [];
-  while (input.peek() !== undefined) changes.push(decodeChange(input));
-  input.leave(list, 'modify changes');
+  const changes = input.list(Tag.Sequence, 'modify changes', () => decodeChange(input));
   input.leave(outer, 'ModifyRequest');
   return { kind: 'modify', dn, changes };
 }
@@ -198,10 +195,7 @@ function decodeChange(input: BerInput): Change {
 function decodeAdd(input: BerInput): Operation {
   const outer = input.enter(RequestOp.add, 'AddRequest');
   const dn = input.string(Tag.OctetString, 'add entry');
-  const list = input.enter(Tag.Sequence, 'add attributes');
-  const attributes: Attribute[] = [];
-  while (input.peek() !== undefined) attributes.push(decodeAddAttribute(input));
-  input.leave(list, 'add attributes');
+  const attributes = input.list(Tag.Sequence, 'add attributes', () => decodeAddAttribute(input));
   input.leave(outer, 'AddRequest');
   return { kind: 'add', dn, attributes };
 }
@@ -217,10 +211,7 @@ function decodeAddAttribute(input: BerInput): Attribute {
 function decodeAttribute(input: BerInput, what: string): Attribute {
   const outer = input.enter(Tag.Sequence, what);
   const name = input.string(Tag.OctetString, `${what} type`);
-  const set = input.enter(Tag.Set, `${what} values`);
-  const values: Buffer[] = [];
-  while (input.peek() !== undefined) values.push(input.octets(Tag.OctetString, `${what} value`));
-  input.leave(set, `${what} values`);
+  const values = input.list(Tag.Set, `${what} values`, () => input.octets(Tag.OctetString, `${what} value`));
   input.leave(outer, what);
   return { name, values };
 }
@@ -265,20 +256,12 @@ function decodeExtended(input: BerInput): Operation {
 
 /** A SEQUENCE OF LDAPString. */
 function decodeStrings(input: BerInput, tag: number, what: string): string[] {
-  const outer = input.enter(tag, what);
-  const strings: string[] = [];
-  while (input.peek() !== undefined) strings.push(input.string(Tag.OctetString, what));
-  input.leave(outer, what);
-  return strings;
+  return input.list(tag, what, () => input.string(Tag.OctetString, what));
 }
 
 /** Controls ::= [0] SEQUENCE OF control Control */
 function decodeControls(input: BerInput): Control[] {
-  const outer = input.enter(Tag.Controls, 'controls');
-  const controls: Control[] = [];
-  while (input.peek() !== undefined) controls.push(decodeControl(input));
-  input.leave(outer, 'controls');
-  return controls;
+  return input.list(Tag.Controls, 'controls', () => decodeControl(input));
 }
 
 /** Control ::= SEQUENCE { controlType LDAPOID, criticality BOOLEAN DEFAULT FALSE, controlValue OCTET STRING OPTIONAL } */

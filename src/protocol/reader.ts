@@ -44,6 +44,15 @@ export class BerInput {
     this.#end = outer;
   }
 
+  /** A constructed element (SEQUENCE OF, SET OF) read to its end, one `item` after another. */
+  list<T>(tag: number, what: string, item: () => T): T[] {
+    const outer = this.enter(tag, what);
+    const items: T[] = [];
+    while (this.peek() !== undefined) items.push(item());
+    this.leave(outer, what);
+    return items;
+  }
+
   /** Checks that the whole buffer was read. */
   finish(what: string): void {
     if (this.#end !== this.#size || this.#reader.offset !== this.#size) {

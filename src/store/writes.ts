@@ -35,6 +35,8 @@ export interface AddEntryOptions extends WriteOptions {
 export interface ModifyOptions extends WriteOptions {
   /** Runs on the stored entry, under its lock, before the change (e.g. an old password check). */
   readonly check?: (entry: Entry) => void | Promise<void>;
+  /** Runs on the entry the changes give, under the lock, before it is written (e.g. a cap on its values). */
+  readonly checkResult?: (entry: Entry) => void;
 }
 
 export interface Rename {
@@ -74,6 +76,7 @@ export async function modifyEntry(store: DirectoryStore, dn: Dn, modifications: 
     const before = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
     await options.check?.(before);
     const after = withModificationAttributes(modified(before, modifications), options.actor);
+    options.checkResult?.(after);
     await rewrite(store, key, before, after, options.sync ?? true);
     return after;
   });

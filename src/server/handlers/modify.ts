@@ -7,14 +7,12 @@
  * The admin's unlock (deleting pwdAccountLockedTime) removes pwdFailureTime with it, so that the
  * failures that caused the lock do not count again (lockout.ts counts stored failures).
  */
-import { modifyEntry, normalizeDn, parseDn, typeKey, DirectoryError, type Entry, type Modification } from '../../store/index.js';
+import { modifyEntry, normalizeDn, parseDn, typeKey, DirectoryError, type Modification, type ModifyOptions } from '../../store/index.js';
 import { ResultCode } from '../../protocol/index.js';
-import { applyModifications } from '../../store/modification.js';
 import type { Change, ModifyRequest } from '../../protocol/types.js';
 import { requireAccess, writeRightFor } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { plainPasswords, refuseCurrentPassword, refuseManyPasswords, refuseSecondPassword, valuesToStore } from '../password-values.js';
-
 
 async function toStore(change: Change, context: OperationContext): Promise<Modification> {
   if (change.op !== 'add' && change.op !== 'replace') return change;
@@ -35,17 +33,17 @@ const passwordWrites = (changes: readonly Change[]): Change[] =>
   changes.filter((change) => (change.op === 'add' || change.op === 'replace') && change.values.length > 0 && touches(change, 'userpassword'));
 
 /**
- * What runs on the stored entry under its lock before the write: a new plain-text password must
- * not be the current one; a user's entry must not end with a second password (the changes are
- * applied to see it; an error they raise is the one the write itself would raise next).
+ * The checks under the entry's lock when the changes write passwords: a new plain-text password
+ * must not be the current one (on the stored entry); a user's entry must not end with a second
+ * password (on the entry the changes give).
  */
-function checkFor(modifications: readonly Modification[], written: readonly Change[], context: OperationContext): ((entry: Entry) => Promise<void>) | undefined {
+function passwordChecks(written: readonly Change[], context: OperationContext): Pick<ModifyOptions, 'check' | 'checkResult'> {
   const { server, session } = context;
-  if (written.length === 0) return undefined;
+  if (written.length === 0) return {};
   const passwords = written.flatMap((change) => plainPasswords(change.values, server));
-  return async (entry) => {
-    if (passwords.length > 0) await refuseCurrentPassword(entry, passwords, server);
-    if (!session.isAdmin) refuseSecondPassword(applyModifications(entry, modifications), session);
+  return {
+    ...(passwords.length > 0 && { check: (entry) => refuseCurrentPassword(entry, passwords, server) }),
+    ...(!session.isAdmin && { checkResult: (after) => refuseSecondPassword(after, session) }),
   };
 }
 
@@ -57,6 +55,6 @@ export async function modify(request: ModifyRequest, context: OperationContext):
   for (const change of request.changes) requireAccess(session, server.config, normalized, writeRightFor(change.attribute));
   refuseManyPasswords(request.changes, session);
   const modifications = await Promise.all(withUnlock(request.changes).map((change) => toStore(change, context)));
-  await modifyEntry(server.store, dn, modifications, { actor: session.dn, check: checkFor(modifications, passwordWrites(request.changes), context) });
+  await modifyEntry(server.store, dn, modifications, { actor: session.dn, ...passwordChecks(passwordWrites(request.changes), context) });
   return { code: ResultCode.success };
 }

@@ -9,14 +9,14 @@ import { ResultCode } from '../../protocol/index.js';
 import type { OperationContext, Reply } from '../context.js';
 import type { BindRequest } from '../../protocol/types.js';
 
-
+const NOT_V3: Reply = { code: ResultCode.protocolError, message: 'only LDAPv3 is supported' };
+const SASL_UNSUPPORTED: Reply = { code: ResultCode.authMethodNotSupported, message: 'SASL mechanisms are not supported' };
 const INVALID: Reply = { code: ResultCode.invalidCredentials, message: '' };
 /** --require-tls-for-binds: a password never travels in clear (13, confidentialityRequired). */
 const CONFIDENTIALITY_REQUIRED: Reply = { code: ResultCode.confidentialityRequired, message: 'confidentiality required: use StartTLS or LDAPS to bind with a password' };
 
 /** The protocol's answer before the password is looked at, or undefined to authenticate. */
 function refusal(request: BindRequest, password: Buffer, context: OperationContext): Reply | undefined {
-  if (request.version !== 3) return { code: ResultCode.protocolError, message: 'only LDAPv3 is supported' };
   if (password.byteLength > 0 && context.server.config.requireTlsForBinds && !context.session.secure) return CONFIDENTIALITY_REQUIRED;
   if (request.name === '') return password.byteLength === 0 ? { code: ResultCode.success } : INVALID;
   if (password.byteLength === 0) return { code: ResultCode.unwillingToPerform, message: 'unauthenticated bind (DN with no password) disallowed' };
@@ -25,10 +25,8 @@ function refusal(request: BindRequest, password: Buffer, context: OperationConte
 
 export async function bind(request: BindRequest, context: OperationContext): Promise<Reply> {
   const { authentication } = request;
-  if (authentication.method !== 'simple') {
-    return request.version !== 3 ? { code: ResultCode.protocolError, message: 'only LDAPv3 is supported' }
-      : { code: ResultCode.authMethodNotSupported, message: 'SASL mechanisms are not supported' };
-  }
+  if (request.version !== 3) return NOT_V3;
+  if (authentication.method !== 'simple') return SASL_UNSUPPORTED;
   const early = refusal(request, authentication.password, context);
   if (early) return early;
   const { bindNames, policy } = context.server;

@@ -50,8 +50,9 @@ function requestDns(request: AnsweredRequest): string[] {
 
 /** invalidDNSyntax (34) for a DN over --max-dn-length or --max-dn-rdns, found before any DN is parsed (Password Modify checks its own). */
 function oversizedDn(request: AnsweredRequest, limits: Limits): Reply | undefined {
+  const dnLimits = dnLimitsOf(limits);
   for (const dn of requestDns(request)) {
-    const problem = dnSizeProblem(dn, dnLimitsOf(limits));
+    const problem = dnSizeProblem(dn, dnLimits);
     if (problem) return { code: ResultCode.invalidDnSyntax, message: `invalid DN: ${problem}` };
   }
   return undefined;

@@ -257,9 +257,14 @@ export class Lockout {
     return present.length === 0 ? undefined : present.map((attribute) => ({ op: 'replace', attribute, values: [] }));
   }
 
+  /** Failures after this time (milliseconds) are inside --failure-window at `now`. */
+  private windowStart(now: number): number {
+    return now - this.policy.failureWindow * 1000;
+  }
+
   /** The account's failures still inside the window (in memory, or being stored), at most the limit's worth. */
   private recentFailures(key: string, now: number): number[] {
-    const windowStart = now - this.policy.failureWindow * 1000;
+    const windowStart = this.windowStart(now);
     const known = this.failures.get(key) ?? this.evicting.get(key);
     return (known?.times ?? []).filter((at) => at > windowStart).slice(-this.policy.maxFailures);
   }
@@ -269,7 +274,7 @@ export class Lockout {
     if (this.clearing.has(key) || values(entry, FAILURES).length === 0) return;
     const now = this.now();
     const known = this.recentFailures(key, now);
-    const all = merged(known, storedFailures(entry, now - this.policy.failureWindow * 1000), this.policy.maxFailures);
+    const all = merged(known, storedFailures(entry, this.windowStart(now)), this.policy.maxFailures);
     if (all.length === known.length) return;
     const evicted = this.track(key, dn, all);
     if (evicted) this.background.run('storing failed binds', () => evicted);
@@ -289,7 +294,7 @@ export class Lockout {
    * failures stored in its entry (the write this returns).
    */
   private makeRoom(): Promise<void> | undefined {
-    const windowStart = this.now() - this.policy.failureWindow * 1000;
+    const windowStart = this.windowStart(this.now());
     for (const [key, record] of this.failures) {
       if (record.times.at(-1)! > windowStart) break;
       this.failures.delete(key);

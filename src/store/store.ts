@@ -21,7 +21,7 @@ import { WriteRecovery, type RecoveryDb, type StoreLog } from './recovery.js';
 import { typeKey } from './schema.js';
 import { checkEntry } from './validate.js';
 import { FULL, WriteGate, type Pass } from './write-gate.js';
-import { errorMessage, asError } from '../errors.js';
+import { errorCode, errorMessage, asError } from '../errors.js';
 
 /** The on-disk layout this code reads and writes. */
 export const STORE_FORMAT = '1';
@@ -321,7 +321,7 @@ export class DirectoryStore {
 
   /** The error a failed write answers with; the write that closes the gate starts the recovery. */
   private failed(pass: Pass, error: unknown): Error {
-    if (NOT_WRITTEN.has((error as { code?: string }).code ?? '')) {
+    if (NOT_WRITTEN.has(errorCode(error) ?? '')) {
       this.gate.withdrawn(pass);
       return asError(error);
     }

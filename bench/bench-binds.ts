@@ -6,7 +6,8 @@
  * resident memory at the end of the run and the most seen during it (every 500 ms), and the ratio. Logging is off on both servers (slapd loglevel is its default; leveldap --log-level warn).
  * Run: npm run build && node dist/bench/bench-binds.js     (USERS, SECONDS, CONNECTIONS, ROUNDS, SCHEMES,
  * THREADS: a list such as 1,2 runs one leveldap per value with serve --threads N, side by side;
- * unset: one leveldap with serve's default)
+ * unset: one leveldap with serve's default; BUILDS: a comma-separated list of other checkouts, each
+ * built, whose leveldap runs beside this one's with the same settings, to compare builds)
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -21,6 +22,7 @@ const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const SCHEMES = (process.env.SCHEMES ?? 'SSHA512,PBKDF2-SHA256').split(',');
 const THREADS = process.env.THREADS ? process.env.THREADS.split(',') : [undefined];
+const BUILDS = process.env.BUILDS ? process.env.BUILDS.split(',') : [];
 const SUFFIX = 'dc=example,dc=com';
 
 /** A load run, with the server's CPU seconds over it and its resident memory: at the end, and the most seen (every 500 ms). */
@@ -63,8 +65,13 @@ async function benchScheme(scheme: string): Promise<string[]> {
     await makeLdifFile(ldif, ['--users', String(USERS), '--scheme', scheme, '--seed', 'bench', '--base-dn', SUFFIX]);
     servers.push({ label: 'slapd', server: await startSlapd(ldif) });
     for (const threads of THREADS) {
-      const server = await startLeveldap(ldif, join(dir, `threads-${threads ?? 'default'}`), [], threads ? ['--threads', threads] : []);
-      servers.push({ label: threads ? `leveldap --threads ${threads}` : 'leveldap', server });
+      const serveArgs = threads ? ['--threads', threads] : [];
+      const label = threads ? `leveldap --threads ${threads}` : 'leveldap';
+      servers.push({ label, server: await startLeveldap(ldif, join(dir, `threads-${threads ?? 'default'}`), [], serveArgs) });
+      for (const [index, build] of BUILDS.entries()) {
+        const server = await startLeveldap(ldif, join(dir, `build-${index}-${threads ?? 'default'}`), [], serveArgs, join(build, 'bin', 'leveldap.js'));
+        servers.push({ label: `${label} (${build})`, server });
+      }
     }
     for (let round = 1; round <= ROUNDS; round += 1) {
       for (const { label, server } of servers) {

@@ -28,8 +28,8 @@ const SLAPD_SCHEMES = new Set(['SHA', 'SSHA', 'MD5', 'SMD5', 'SHA256', 'SSHA256'
 export const slapdVerifies = (scheme: string): boolean => SLAPD_SCHEMES.has(scheme.toUpperCase());
 
 /** Runs `leveldap ARGS`; rejects with its stderr. */
-export async function leveldap(args: readonly string[]): Promise<string> {
-  const result = await run(process.execPath, [LEVELDAP_BIN, ...args]);
+export async function leveldap(args: readonly string[], bin = LEVELDAP_BIN): Promise<string> {
+  const result = await run(process.execPath, [bin, ...args]);
   if (result.code !== 0) throw new Error(`leveldap ${args[0]} failed: ${result.stderr.trim()}`);
   return result.stdout;
 }
@@ -56,13 +56,18 @@ async function waitForPort(port: number, exited: () => boolean): Promise<void> {
   throw new Error(`the server did not start listening on ${port}`);
 }
 
-/** Imports the LDIF file into `dir` and serves it (log level warn, as slapd logs nothing per bind; `serveArgs` after). */
-export async function startLeveldap(ldifFile: string, dir: string, plugins: readonly string[], serveArgs: readonly string[] = []): Promise<BenchServer> {
+/**
+ * Imports the LDIF file into `dir` and serves it (log level warn, as slapd logs nothing per bind; `serveArgs` after).
+ * `bin` runs another checkout's bin/leveldap.js instead of this one (bench-binds' BUILDS).
+ */
+export async function startLeveldap(
+  ldifFile: string, dir: string, plugins: readonly string[], serveArgs: readonly string[] = [], bin = LEVELDAP_BIN,
+): Promise<BenchServer> {
   const pluginArgs = plugins.flatMap((file) => ['--scheme-plugin', file]);
   const data = join(dir, 'db');
-  await leveldap(['import-ldif', ldifFile, '--data', data, ...pluginArgs]);
+  await leveldap(['import-ldif', ldifFile, '--data', data, ...pluginArgs], bin);
   const port = await freePort();
-  const child = spawn(process.execPath, [LEVELDAP_BIN, 'serve', '--data', data, '--port', String(port), '--log-level', 'warn', ...pluginArgs, ...serveArgs],
+  const child = spawn(process.execPath, [bin, 'serve', '--data', data, '--port', String(port), '--log-level', 'warn', ...pluginArgs, ...serveArgs],
     { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LEVELDAP_ADMIN_PASSWORD: 'bench-schemes' } });
   let stderr = '';
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4096)));

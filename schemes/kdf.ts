@@ -6,7 +6,7 @@
  * - SHA-512, and every digest when the addon is not built or LEVELDAP_PBKDF2=node: node:crypto.
  */
 import { pbkdf2 } from 'node:crypto';
-import { createRequire } from 'node:module';
+import { loadSchemeAddon } from './addon.js';
 
 export type KdfDigest = 'sha1' | 'sha256' | 'sha512';
 export type NettleDigest = 'sha1' | 'sha256';
@@ -22,18 +22,7 @@ interface NettleAddon {
   ): void;
 }
 
-/** From dist/schemes/kdf.js, where the compiled module runs. */
-const ADDON_PATH = '../../native/nettle-pbkdf2/build/Release/nettle_pbkdf2.node';
-
-function loadNettle(): { addon?: NettleAddon; error?: string } {
-  try {
-    return { addon: createRequire(import.meta.url)(ADDON_PATH) as NettleAddon };
-  } catch (error) {
-    return { error: (error instanceof Error ? error.message : String(error)).split('\n')[0] };
-  }
-}
-
-const loaded = loadNettle();
+const loaded = loadSchemeAddon<NettleAddon>('nettle-pbkdf2', 'nettle_pbkdf2');
 /** The addon, or undefined when it is not built or did not load (then `nettleLoadError` says why). */
 export const nettleAddon: NettleAddon | undefined = loaded.addon;
 export const nettleLoadError: string | undefined = loaded.error;

@@ -28,6 +28,7 @@ interface Pbkdf2Value {
 const ITERATIONS_PARAM = {
   name: 'iterations', default: DEFAULT_ITERATIONS, min: 1000, max: 10_000_000,
   description: 'PBKDF2 iterations written',
+  cost: (iterations: number) => ({ iterations }),
 } as const;
 
 /** `<iterations>$<salt>$<dk>` (OpenLDAP, 389 DS). */

@@ -13,6 +13,25 @@ export interface ParamSpec {
   readonly min: number;
   readonly max: number;
   readonly description: string;
+  /** What a value written with this parameter at `value` costs, so the limits are checked before hashing. */
+  readonly cost?: (value: number) => StoredCost;
+}
+
+/**
+ * What verifying a stored value costs, as the value records it. The registry refuses a value
+ * above its limits before any hashing, and admits memory-hard ones against its memory budget.
+ */
+export interface StoredCost {
+  /** PBKDF2 iterations, SHA-crypt rounds (limit: --max-iterations). */
+  readonly iterations?: number;
+  /** Memory one verification takes, in KiB: Argon2's m, yescrypt's 128·N·r bytes (--max-hash-memory). */
+  readonly memoryKiB?: number;
+  /** Passes over that memory: Argon2's t, yescrypt's t (--max-hash-passes). */
+  readonly passes?: number;
+  /** Threads one verification runs on: Argon2's p. */
+  readonly lanes?: number;
+  /** bcrypt's cost, log2 of its rounds (--max-bcrypt-cost). */
+  readonly bcryptCost?: number;
 }
 
 /** What a scheme is told when it verifies. */
@@ -29,6 +48,11 @@ export interface PasswordScheme {
   /** Parameters `encode` understands, with defaults and limits. */
   readonly params?: readonly ParamSpec[];
   /**
+   * Why this scheme cannot hash on this machine (its native addon did not build), if it cannot:
+   * it stays listed, and a stored value in it fails to verify with this reason logged.
+   */
+  readonly unavailable?: string;
+  /**
    * Hash a password. Returns the whole stored value, `{NAME}` prefix included.
    * Absent for schemes that can only be verified (migration formats).
    */
@@ -39,10 +63,10 @@ export interface PasswordScheme {
    */
   verify(password: Uint8Array, value: string, context: VerifyContext): Promise<boolean>;
   /**
-   * The cost parameters recorded in a stored value (e.g. { iterations: 60000 }), so the
-   * registry can refuse values that would stall the server. Throws InvalidStoredValue.
+   * The cost recorded in a stored value (e.g. { iterations: 60000 }), so the registry can
+   * refuse values that would stall the server. Throws InvalidStoredValue.
    */
-  cost?(value: string, context: VerifyContext): SchemeParams;
+  cost?(value: string, context: VerifyContext): StoredCost;
 }
 
 /** A stored value that is not in the format its scheme name promises. */

@@ -6,6 +6,10 @@
 //   (schemes/kdf.ts), about 2x slower per iteration.
 // - native/fd-dup: a listening socket per serving thread, bound with SO_REUSEPORT, for
 //   `serve --threads`; without it serve runs one thread (src/server/net/listen-socket.ts).
+// - native/argon2: Argon2 through libargon2 (the reference implementation, what OpenLDAP links);
+//   without it the {ARGON2} scheme is unavailable (schemes/argon2.ts).
+// - native/xcrypt: crypt(3) through libxcrypt (yescrypt, SHA-crypt, bcrypt, MD5-crypt, DES);
+//   without it {CRYPT} and {BCRYPT} are unavailable (schemes/crypt.ts).
 // - native/sys: TCP_INFO (a paused connection sees its client leave) and malloc_trim (memory
 //   handed back after clients leave); without it neither happens (src/server/net/native-sys.ts).
 'use strict';
@@ -15,6 +19,8 @@ const { join } = require('node:path');
 const ADDONS = [
   { dir: 'nettle-pbkdf2', what: 'the nettle PBKDF2 addon', without: 'PBKDF2 falls back to node:crypto, about 2x slower per iteration', needs: 'build-essential nettle-dev python3' },
   { dir: 'fd-dup', what: 'the fd-dup addon', without: 'serve --threads falls back to one thread', needs: 'build-essential python3' },
+  { dir: 'argon2', what: 'the Argon2 addon', without: 'the {ARGON2} scheme is unavailable', needs: 'build-essential libargon2-dev python3' },
+  { dir: 'xcrypt', what: 'the crypt(3) addon', without: 'the {CRYPT} and {BCRYPT} schemes are unavailable', needs: 'build-essential libcrypt-dev python3' },
   { dir: 'sys', what: 'the sys addon', without: 'a connection whose reading is paused does not see its client leave, and freed memory is not handed back to the kernel', needs: 'build-essential python3' },
 ];
 

@@ -3,7 +3,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { errorMessage } from '../errors.js';
 import { SchemeError } from './errors.js';
-import { createRegistry, type Logger, type SchemeRegistry } from './registry.js';
+import { createRegistry, type HashLimits, type Logger, type SchemeRegistry } from './registry.js';
 
 /**
  * A plugin is an ES module whose default export (or `schemes` export) is a scheme object or
@@ -33,17 +33,17 @@ export async function loadSchemePlugins(registry: SchemeRegistry, files: readonl
 
 /** What it takes to build a registry again in another thread: plain data. */
 export interface RegistryRecipe {
-  readonly maxIterations: number;
+  readonly limits: HashLimits;
   readonly pluginFiles: readonly string[];
 }
 
 export function registryRecipe(registry: SchemeRegistry): RegistryRecipe {
-  return { maxIterations: registry.maxIterations, pluginFiles: [...registry.pluginFiles] };
+  return { limits: registry.limits, pluginFiles: [...registry.pluginFiles] };
 }
 
-/** The same built-in and plugin schemes, with the same iteration limit. */
+/** The same built-in and plugin schemes, with the same limits. */
 export async function registryFromRecipe(recipe: RegistryRecipe, logger?: Logger): Promise<SchemeRegistry> {
-  const registry = createRegistry({ maxIterations: recipe.maxIterations, ...(logger && { logger }) });
+  const registry = createRegistry({ ...recipe.limits, ...(logger && { logger }) });
   await loadSchemePlugins(registry, recipe.pluginFiles);
   return registry;
 }

@@ -3,7 +3,7 @@
  * with parameters checked against the scheme's limits, and verifies without ever throwing:
  * a malformed or too costly stored value is a "no match" with a reason and a log line.
  */
-import type { ParamSpec, PasswordScheme, SchemeParams } from '../../schemes/scheme.js';
+import type { ParamSpec, PasswordScheme, SchemeParams, StoredCost } from '../../schemes/scheme.js';
 import { builtinSchemes } from '../../schemes/index.js';
 import { errorMessage } from '../errors.js';
 import { SchemeError } from './errors.js';
@@ -13,14 +13,62 @@ import { asScheme } from './validate.js';
 /** Highest iteration count a stored value may ask for (OWASP 2023 asks 1,300,000 for PBKDF2-SHA1). */
 export const DEFAULT_MAX_ITERATIONS = 2_000_000;
 
+/**
+ * The most a stored value may make one verification cost; above them it is refused unverified.
+ * Defaults: --max-iterations 2,000,000; --max-hash-memory 256 MiB (RFC 9106's second choice is
+ * 64, OWASP's 19); --max-hash-passes 16 (RFC 9106 and OWASP ask 2 or 3); --max-bcrypt-cost 14
+ * (about a second per verification here; OWASP asks 10 or more). Argon2 lanes: at most 16.
+ */
+export interface HashLimits {
+  readonly maxIterations: number;
+  readonly maxHashMemoryMiB: number;
+  readonly maxHashPasses: number;
+  readonly maxBcryptCost: number;
+}
+
+export const DEFAULT_HASH_LIMITS: HashLimits = { maxIterations: DEFAULT_MAX_ITERATIONS, maxHashMemoryMiB: 256, maxHashPasses: 16, maxBcryptCost: 14 };
+
+/** Argon2 runs a thread per lane: more than this many per verification is refused. */
+export const MAX_LANES = 16;
+
+/** Each limit: the cost it bounds, the most its flag takes, and the words of a refusal. */
+const LIMITS: readonly { key: keyof HashLimits; cost: keyof StoredCost; most: number; refusal: (given: number, limit: number) => string }[] = [
+  { key: 'maxIterations', cost: 'iterations', most: 1_000_000_000, refusal: (given, limit) => `${given} iterations is above the limit of ${limit} (--max-iterations)` },
+  { key: 'maxHashMemoryMiB', cost: 'memoryKiB', most: 4096, refusal: (given, limit) => `${given / 1024} MiB of memory is above the limit of ${limit} MiB (--max-hash-memory)` },
+  { key: 'maxHashPasses', cost: 'passes', most: 1000, refusal: (given, limit) => `${given} passes is above the limit of ${limit} (--max-hash-passes)` },
+  { key: 'maxBcryptCost', cost: 'bcryptCost', most: 31, refusal: (given, limit) => `bcrypt cost ${given} is above the limit of ${limit} (--max-bcrypt-cost)` },
+];
+
+/** A limit as a stored cost compares with it (memory in KiB). */
+const limitOf = (limits: HashLimits, key: keyof HashLimits): number => (key === 'maxHashMemoryMiB' ? limits[key] * 1024 : limits[key]);
+
 export interface Logger {
   warn(fields: object, message: string): void;
 }
 
-export interface RegistryOptions {
-  /** Stored values asking for more iterations are refused unverified. */
-  readonly maxIterations?: number;
+export interface RegistryOptions extends Partial<HashLimits> {
   readonly logger?: Logger;
+}
+
+function checkedLimits(options: Partial<HashLimits>): HashLimits {
+  const limits = { ...DEFAULT_HASH_LIMITS };
+  for (const { key, most } of LIMITS) {
+    const given = options[key] ?? limits[key];
+    if (!Number.isSafeInteger(given) || given < 1 || given > most) {
+      throw new SchemeError(`${key} must be a whole number from 1 to ${most}, not ${String(options[key])}`);
+    }
+    limits[key] = given;
+  }
+  return limits;
+}
+
+/** Why a stored cost is above the limits, or undefined. */
+function overLimit(cost: StoredCost, limits: HashLimits): string | undefined {
+  for (const { key, cost: field, refusal } of LIMITS) {
+    const given = cost[field];
+    if (given !== undefined && given > limitOf(limits, key)) return refusal(given, limits[key]);
+  }
+  return cost.lanes !== undefined && cost.lanes > MAX_LANES ? `${cost.lanes} lanes is above the limit of ${MAX_LANES}` : undefined;
 }
 
 export interface RegisteredScheme {
@@ -56,26 +104,27 @@ export interface StoredInspection {
   readonly name: string;
   readonly value: string;
   readonly scheme?: PasswordScheme;
-  readonly iterations?: number;
+  /** The cost the value records, for a scheme that records one (a costly scheme). */
+  readonly cost?: StoredCost;
   /** Why it cannot be verified, if it cannot. */
   readonly problem?: string;
 }
 
 export class SchemeRegistry {
-  readonly maxIterations: number;
-  /** The plugin files loaded (resolved paths), in order: with maxIterations, how to build this registry again (registryAgain). */
+  readonly limits: HashLimits;
+  /** The plugin files loaded (resolved paths), in order: with the limits, how to build this registry again (registryRecipe). */
   readonly pluginFiles: string[] = [];
   private readonly logger: Logger | undefined;
   private readonly byName = new Map<string, RegisteredScheme>();
   private readonly entries: RegisteredScheme[] = [];
 
   constructor(options: RegistryOptions = {}) {
-    const maxIterations = options.maxIterations ?? DEFAULT_MAX_ITERATIONS;
-    if (!Number.isSafeInteger(maxIterations) || maxIterations < 1) {
-      throw new SchemeError(`the iteration limit must be a positive whole number, not ${String(options.maxIterations)}`);
-    }
-    this.maxIterations = maxIterations;
+    this.limits = checkedLimits(options);
     this.logger = options.logger;
+  }
+
+  get maxIterations(): number {
+    return this.limits.maxIterations;
   }
 
   /** Adds a scheme; refuses a non-scheme or a name already taken, saying by whom. */
@@ -116,6 +165,7 @@ export class SchemeRegistry {
   async encode(name: string, password: Uint8Array, params: SchemeParams = {}): Promise<string> {
     const scheme = this.require(name);
     if (!scheme.encode) throw new SchemeError(`scheme {${scheme.names[0]}} can only verify, not write, passwords`);
+    if (scheme.unavailable !== undefined) throw new SchemeError(`scheme {${scheme.names[0]}} is unavailable here: ${scheme.unavailable}`);
     const stored = await scheme.encode(password, this.checkParams(scheme, params));
     const refusal = this.inspect(stored).problem;
     if (refusal) throw new SchemeError(`{${scheme.names[0]}} would write a value this server refuses to verify: ${refusal}`);
@@ -127,9 +177,17 @@ export class SchemeRegistry {
     this.checkParams(this.require(name), params);
   }
 
-  /** The highest value a parameter may take here: its own maximum, and the iteration cap. */
+  /** The highest value a parameter may take here: its own maximum, and the limits on what it costs (costs grow with the value). */
   maxOf(spec: ParamSpec): number {
-    return spec.name === 'iterations' ? Math.min(spec.max, this.maxIterations) : spec.max;
+    const { cost } = spec;
+    if (cost === undefined || overLimit(cost(spec.max), this.limits) === undefined) return spec.max;
+    let [low, high] = [spec.min, spec.max]; // low is within the limits (or the minimum), high is not
+    while (high - low > 1) {
+      const middle = Math.floor((low + high) / 2);
+      if (overLimit(cost(middle), this.limits) === undefined) low = middle;
+      else high = middle;
+    }
+    return low;
   }
 
   /** What a userPassword value is: plain (no `{NAME}` prefix), hashed in a registered scheme, or in an unknown one. */
@@ -145,30 +203,31 @@ export class SchemeRegistry {
     return this.inspect(stored).problem;
   }
 
-  /** The iteration count a stored value records (PBKDF2 family, plugins with a cost), else undefined. Never throws. */
-  iterationsOf(stored: string): number | undefined {
-    return this.inspect(stored).iterations;
+  /** The cost a stored value records (PBKDF2, crypt, Argon2, plugins with a cost), else undefined. Never throws. */
+  costOf(stored: string): StoredCost | undefined {
+    return this.inspect(stored).cost;
   }
 
   /**
    * A stored value read once: its scheme, value and recorded cost, and why it cannot be verified if
-   * it cannot (unknown scheme, a cost above --max-iterations, a cost that does not parse). A bind
-   * inspects a value once and verifies the inspection (verifyInspected). Never throws.
+   * it cannot (unknown or unavailable scheme, a cost above the limits, a cost that does not parse).
+   * A bind inspects a value once and verifies the inspection (verifyInspected). Never throws.
    */
   inspect(stored: string): StoredInspection {
     const { name, value } = parseStoredValue(stored);
     const entry = this.byName.get(name);
     if (!entry) return { name, value, problem: `unknown password scheme {${name}}` };
-    let iterations: number | undefined;
+    const { scheme } = entry;
+    if (scheme.unavailable !== undefined) return { name, value, scheme, problem: `{${name}} is unavailable here: ${scheme.unavailable}` };
+    let cost: StoredCost | undefined;
     try {
-      iterations = entry.scheme.cost?.(value, { name }).iterations;
+      cost = scheme.cost?.(value, { name });
     } catch (error) {
-      return { name, value, scheme: entry.scheme, problem: errorMessage(error) };
+      return { name, value, scheme, problem: errorMessage(error) };
     }
-    if (iterations !== undefined && iterations > this.maxIterations) {
-      return { name, value, scheme: entry.scheme, iterations, problem: `${iterations} iterations is above the limit of ${this.maxIterations} (--max-iterations)` };
-    }
-    return { name, value, scheme: entry.scheme, ...(iterations !== undefined && { iterations }) };
+    if (cost === undefined) return { name, value, scheme };
+    const problem = overLimit(cost, this.limits);
+    return problem === undefined ? { name, value, scheme, cost } : { name, value, scheme, cost, problem };
   }
 
   /** Compare a password with a stored value. Never throws. */
@@ -195,6 +254,7 @@ export class SchemeRegistry {
     return scheme === undefined ? { status: 'invalid', reason } : { status: 'invalid', scheme, reason };
   }
 
+  /** The parameters, defaulted and in range, and within the limits on what the value they write would cost. */
   private checkParams(scheme: PasswordScheme, params: SchemeParams): SchemeParams {
     const specs = scheme.params ?? [];
     const result: Record<string, number> = {};

@@ -3,7 +3,6 @@ import type { ParamSpec, PasswordScheme } from '../../schemes/scheme.js';
 import { SchemeError } from './errors.js';
 import { SCHEME_NAME } from './scheme-name.js';
 
-
 function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null;
 }
@@ -56,5 +55,6 @@ export function asScheme(candidate: unknown, origin: string): PasswordScheme {
     verify: scheme.verify.bind(scheme),
     encode: scheme.encode?.bind(scheme),
     cost: scheme.cost?.bind(scheme),
+    ...(typeof scheme.unavailable === 'string' && { unavailable: scheme.unavailable }),
   };
 }

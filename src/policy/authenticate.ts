@@ -189,13 +189,13 @@ export class Authenticator {
   }
 
   /**
-   * Does the password match this stored value? For a costly scheme (one that records iterations)
+   * Does the password match this stored value? For a costly scheme (one whose values record a cost)
    * the verified-bind cache answers when it saw this DN, password and value verify within its TTL.
    */
   private async verifyOne(key: string, password: Buffer, stored: string): Promise<boolean> {
     const { registry, bindCache: cache, log } = this.parts;
     const inspected = registry.inspect(stored); // read once: for the cache's question and for the verification
-    const cacheable = cache.enabled && inspected.iterations !== undefined;
+    const cacheable = cache.enabled && inspected.cost !== undefined;
     if (cacheable && cache.has(key, password, stored)) {
       log.debug({ dn: key, cacheHits: cache.hits }, 'verified-bind cache hit');
       return true;

@@ -169,6 +169,6 @@ export function rehashReason(registry: SchemeRegistry, rule: RehashRule, stored:
   const scheme = registry.find(name);
   if (scheme !== undefined && rule.deprecated.has(scheme)) return `deprecated scheme {${name}}`;
   if (rule.minIterations === undefined) return undefined;
-  const iterations = registry.iterationsOf(stored);
+  const iterations = registry.costOf(stored)?.iterations;
   return iterations !== undefined && iterations < rule.minIterations ? `${iterations} iterations, fewer than ${rule.minIterations}` : undefined;
 }

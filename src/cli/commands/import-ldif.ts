@@ -10,10 +10,10 @@ import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../options/d
 import { CliError } from '../support/errors.js';
 import { policyFromOptions, withPolicyFileOption, type PolicyFileOption } from '../options/policy.js';
 import { createProgress, type Progress } from '../support/progress.js';
-import { registryFromOptions, schemeParams, withSchemeOptions, type SchemeOptions } from '../options/schemes.js';
+import { registryFromOptions, schemeParams, withParamOption, withSchemeOptions, type ParamOption, type SchemeOptions } from '../options/schemes.js';
 import { errorCode } from '../../errors.js';
 
-interface ImportArgs extends SchemeOptions, DataOptions, PolicyFileOption {
+interface ImportArgs extends SchemeOptions, DataOptions, PolicyFileOption, ParamOption {
   file: string;
   scheme?: string;
   iterations?: number;
@@ -25,7 +25,7 @@ interface ImportArgs extends SchemeOptions, DataOptions, PolicyFileOption {
 }
 
 function builder(yargs: Argv): Argv<ImportArgs> {
-  return withPolicyFileOption(withDataOption(withSchemeOptions(yargs)))
+  return withParamOption(withPolicyFileOption(withDataOption(withSchemeOptions(yargs))))
     .positional('file', { type: 'string', demandOption: true, describe: 'LDIF file, or - for standard input' })
     .option('scheme', { type: 'string', requiresArg: true, describe: 'hash plain-text userPassword values with this scheme (default: the policy\'s import scheme, PBKDF2-SHA256)' })
     .option('iterations', { type: 'number', requiresArg: true, describe: 'iterations for the import scheme (default: the policy\'s defaultIterations, else the scheme\'s)' })
@@ -82,7 +82,8 @@ async function handler(args: ImportArgs): Promise<void> {
   const policy = await policyFromOptions({ config: args.config });
   checkPolicy(registry, policy);
   const scheme = resolveDefaultScheme(registry, args.scheme ?? policy.importScheme ?? policy.defaultScheme, args['allow-clear']).names[0]!;
-  const params = args.iterations === undefined ? policyParams(registry, scheme, policy) : schemeParams({ iterations: args.iterations });
+  const fromPolicy = args.iterations === undefined && args.param === undefined;
+  const params = fromPolicy ? policyParams(registry, scheme, policy) : schemeParams({ iterations: args.iterations, param: args.param });
   registry.validateParams(scheme, params);
   const progress: Progress = createProgress(await inputSize(args.file));
   const input = openInput(args.file);

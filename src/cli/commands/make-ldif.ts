@@ -2,12 +2,12 @@
 import type { Argv, CommandModule } from 'yargs';
 import { formatLdifRecords, hashPasswords, makeEntries, orderedMap } from '../../ldif/index.js';
 import type { Entry } from '../../store/index.js';
-import { registryFromOptions, schemeParams, withSchemeOptions, type SchemeOptions } from '../options/schemes.js';
+import { registryFromOptions, schemeParams, withParamOption, withSchemeOptions, type ParamOption, type SchemeOptions } from '../options/schemes.js';
 import { writeAll } from '../support/output.js';
 import type { SchemeRegistry } from '../../password/index.js';
 import { isClearScheme } from '../../policy/index.js';
 
-interface MakeArgs extends SchemeOptions {
+interface MakeArgs extends SchemeOptions, ParamOption {
   users: number;
   'base-dn': string;
   password: string;
@@ -19,7 +19,7 @@ interface MakeArgs extends SchemeOptions {
 const PLAIN = new Set<string>();
 
 async function* hashed(entries: Iterable<Entry>, registry: SchemeRegistry, args: MakeArgs): AsyncGenerator<Entry> {
-  const policy = { registry, scheme: args.scheme, params: schemeParams({ iterations: args.iterations }) };
+  const policy = { registry, scheme: args.scheme, params: schemeParams({ iterations: args.iterations, param: args.param }) };
   async function* source(): AsyncGenerator<Entry> { yield* entries; }
   for await (const outcome of orderedMap(source(), async (entry) => hashPasswords(entry, policy), 64)) {
     if (!outcome.ok) throw outcome.error;
@@ -37,7 +37,7 @@ async function handler(args: MakeArgs): Promise<void> {
 export const makeLdifCommand: CommandModule<object, MakeArgs> = {
   command: 'make-ldif',
   describe: 'generate LDIF: the base entry, ou=People and uid=user.0 .. user.N-1',
-  builder: (yargs: Argv) => withSchemeOptions(yargs)
+  builder: (yargs: Argv) => withParamOption(withSchemeOptions(yargs))
     .option('users', { type: 'number', demandOption: true, requiresArg: true, describe: 'number of users' })
     .option('base-dn', { type: 'string', default: 'dc=example,dc=com', requiresArg: true, describe: 'suffix' })
     .option('password', { type: 'string', default: 'password', requiresArg: true, describe: 'every user\'s password' })

@@ -1,0 +1,10 @@
+{
+  "targets": [
+    {
+      "target_name": "xcrypt",
+      "sources": ["xcrypt.c"],
+      "cflags": ["-Wall", "-Wextra", "-Wno-unused-function"],
+      "libraries": ["-lcrypt"]
+    }
+  ]
+}

@@ -142,7 +142,10 @@ function cryptScheme(names: string[], description: string, write?: Pick<Password
 
 export const cryptSchemes: readonly PasswordScheme[] = [
   cryptScheme(['CRYPT'], 'crypt(3) as OpenLDAP stores it: writes yescrypt $y$ (SHA-512-crypt $6$ when rounds is not 0); verifies $y$ $6$ $5$ $2b$ $2a$ $2y$ $1$ and DES', {
-    params: [YESCRYPT_COST, { ...ROUNDS(0, 0), description: 'write SHA-512-crypt with these rounds instead of yescrypt (0: yescrypt)' }],
+    params: [YESCRYPT_COST, {
+      ...ROUNDS(0, 0), description: 'write SHA-512-crypt with these rounds instead of yescrypt (0: yescrypt)',
+      cost: (rounds: number) => (rounds === 0 ? {} : { iterations: rounds }),
+    }],
     encode: encoder('CRYPT', (params) => ((params.rounds ?? 0) > 0 ? SHA512_METHOD : YESCRYPT_METHOD)),
   }),
   cryptScheme(['CRYPT-YESCRYPT'], "389 DS's name for a yescrypt crypt(3) string", { params: [YESCRYPT_COST], encode: encoder('CRYPT-YESCRYPT', () => YESCRYPT_METHOD) }),

@@ -3,3 +3,4 @@ export type { HashLimits, Logger, RegistryOptions, RegisteredScheme, VerifyResul
 export { loadSchemePlugin, loadSchemePlugins, registryRecipe, registryFromRecipe, type RegistryRecipe } from './plugins.js';
 export { SchemeError } from './errors.js';
 export { SCHEME_NAME, SCHEME_PREFIX } from './scheme-name.js';
+export { HashMemoryBudget, COUNTED_KIB, type BudgetState } from './memory-budget.js';

@@ -4,6 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { errorMessage } from '../errors.js';
 import { SchemeError } from './errors.js';
 import { createRegistry, type HashLimits, type Logger, type SchemeRegistry } from './registry.js';
+import { HashMemoryBudget } from './memory-budget.js';
 
 /**
  * A plugin is an ES module whose default export (or `schemes` export) is a scheme object or
@@ -34,16 +35,20 @@ export async function loadSchemePlugins(registry: SchemeRegistry, files: readonl
 /** What it takes to build a registry again in another thread: plain data. */
 export interface RegistryRecipe {
   readonly limits: HashLimits;
+  /** The memory budget's shared count, and the hashing threads its auto budget counts. */
+  readonly memoryBudget: { readonly buffer: SharedArrayBuffer; readonly hashingThreads: number };
   readonly pluginFiles: readonly string[];
 }
 
 export function registryRecipe(registry: SchemeRegistry): RegistryRecipe {
-  return { limits: registry.limits, pluginFiles: [...registry.pluginFiles] };
+  const { buffer, hashingThreads } = registry.memoryBudget;
+  return { limits: registry.limits, memoryBudget: { buffer, hashingThreads }, pluginFiles: [...registry.pluginFiles] };
 }
 
 /** The same built-in and plugin schemes, with the same limits. */
 export async function registryFromRecipe(recipe: RegistryRecipe, logger?: Logger): Promise<SchemeRegistry> {
-  const registry = createRegistry({ ...recipe.limits, ...(logger && { logger }) });
+  const memoryBudget = new HashMemoryBudget(recipe.memoryBudget.buffer, recipe.memoryBudget.hashingThreads);
+  const registry = createRegistry({ ...recipe.limits, memoryBudget, ...(logger && { logger }) });
   await loadSchemePlugins(registry, recipe.pluginFiles);
   return registry;
 }

@@ -9,6 +9,7 @@ import { errorMessage } from '../errors.js';
 import { SchemeError } from './errors.js';
 import { SCHEME_PREFIX as PREFIX } from './scheme-name.js';
 import { asScheme } from './validate.js';
+import { HashMemoryBudget } from './memory-budget.js';
 
 /** Highest iteration count a stored value may ask for (OWASP 2023 asks 1,300,000 for PBKDF2-SHA1). */
 export const DEFAULT_MAX_ITERATIONS = 2_000_000;
@@ -48,6 +49,8 @@ export interface Logger {
 
 export interface RegistryOptions extends Partial<HashLimits> {
   readonly logger?: Logger;
+  /** Where costly verifications wait for memory (shared by every serving thread); an auto budget of its own by default. */
+  readonly memoryBudget?: HashMemoryBudget;
 }
 
 function checkedLimits(options: Partial<HashLimits>): HashLimits {
@@ -112,6 +115,7 @@ export interface StoredInspection {
 
 export class SchemeRegistry {
   readonly limits: HashLimits;
+  readonly memoryBudget: HashMemoryBudget;
   /** The plugin files loaded (resolved paths), in order: with the limits, how to build this registry again (registryRecipe). */
   readonly pluginFiles: string[] = [];
   private readonly logger: Logger | undefined;
@@ -120,6 +124,7 @@ export class SchemeRegistry {
 
   constructor(options: RegistryOptions = {}) {
     this.limits = checkedLimits(options);
+    this.memoryBudget = options.memoryBudget ?? HashMemoryBudget.allocate();
     this.logger = options.logger;
   }
 
@@ -166,7 +171,8 @@ export class SchemeRegistry {
     const scheme = this.require(name);
     if (!scheme.encode) throw new SchemeError(`scheme {${scheme.names[0]}} can only verify, not write, passwords`);
     if (scheme.unavailable !== undefined) throw new SchemeError(`scheme {${scheme.names[0]}} is unavailable here: ${scheme.unavailable}`);
-    const stored = await scheme.encode(password, this.checkParams(scheme, params));
+    const checked = this.checkParams(scheme, params);
+    const stored = await this.memoryBudget.run(this.memoryOf(scheme, checked), () => scheme.encode!(password, checked));
     const refusal = this.inspect(stored).problem;
     if (refusal) throw new SchemeError(`{${scheme.names[0]}} would write a value this server refuses to verify: ${refusal}`);
     return stored;
@@ -242,7 +248,7 @@ export class SchemeRegistry {
     if (!scheme) return this.invalid(undefined, inspected.problem ?? `unknown password scheme {${name}}`);
     if (inspected.problem !== undefined) return this.invalid(name, inspected.problem);
     try {
-      const match = await scheme.verify(password, value, { name });
+      const match = await this.memoryBudget.run(inspected.cost?.memoryKiB ?? 0, () => scheme.verify(password, value, { name }));
       return { status: match === true ? 'match' : 'mismatch', scheme: name };
     } catch (error) {
       return this.invalid(name, errorMessage(error));
@@ -252,6 +258,16 @@ export class SchemeRegistry {
   private invalid(scheme: string | undefined, reason: string): VerifyResult {
     this.logger?.warn({ scheme }, `stored password value refused: ${reason}`);
     return scheme === undefined ? { status: 'invalid', reason } : { status: 'invalid', scheme, reason };
+  }
+
+  /** What a value the scheme writes with these parameters (defaulted) costs, from its parameters' cost(). */
+  writtenCost(scheme: PasswordScheme, params: SchemeParams): StoredCost {
+    return Object.assign({}, ...(scheme.params ?? []).map((spec) => spec.cost?.(params[spec.name] ?? spec.default) ?? {})) as StoredCost;
+  }
+
+  /** KiB of memory a value written with these parameters takes to hash (0 for schemes that say nothing). */
+  private memoryOf(scheme: PasswordScheme, params: SchemeParams): number {
+    return this.writtenCost(scheme, params).memoryKiB ?? 0;
   }
 
   /** The parameters, defaulted and in range, and within the limits on what the value they write would cost. */

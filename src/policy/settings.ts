@@ -5,7 +5,7 @@
  * (DEFAULT_POLICY), one table of settings (POLICY_SETTINGS) that the command line turns into
  * flags and config-file keys, and the checks that need the scheme registry.
  */
-import type { PasswordScheme, SchemeParams } from '../../schemes/scheme.js';
+import type { PasswordScheme, SchemeParams, StoredCost } from '../../schemes/scheme.js';
 import { SchemeError } from '../password/errors.js';
 import { parseStoredValue, type SchemeRegistry } from '../password/registry.js';
 import { errorMessage } from '../errors.js';
@@ -18,12 +18,16 @@ export interface PasswordPolicy {
   readonly defaultScheme: string;
   /** Iterations written by the default and import schemes when they take some; else the scheme's own default. */
   readonly defaultIterations?: number;
+  /** Other parameters the default and import schemes write with, those each takes (e.g. Argon2's memory, time, parallelism). */
+  readonly defaultParams?: SchemeParams;
   /** Scheme import-ldif hashes plain values with; else the default scheme. */
   readonly importScheme?: string;
   /** A successful bind re-encodes a value stored in one of these with the default scheme. */
   readonly deprecatedSchemes: readonly string[];
   /** A successful bind re-encodes a value with fewer iterations than the default scheme writes. */
   readonly upgradeIterations: boolean;
+  /** A successful bind re-encodes a value that costs less than the default scheme writes (iterations, memory, passes, bcrypt cost). */
+  readonly upgradeCost: boolean;
   /** Failed binds within failureWindow that lock an account (0: no lockout). */
   readonly maxFailures: number;
   /** Seconds a failed bind counts for. */
@@ -42,6 +46,7 @@ export const DEFAULT_POLICY: PasswordPolicy = {
   defaultScheme: DEFAULT_SCHEME,
   deprecatedSchemes: [],
   upgradeIterations: false,
+  upgradeCost: false,
   maxFailures: 0,
   failureWindow: 300,
   lockoutDuration: 300,
@@ -50,7 +55,7 @@ export const DEFAULT_POLICY: PasswordPolicy = {
   bindCacheSize: 10_000,
 };
 
-type SettingKind = 'scheme' | 'schemes' | 'boolean' | { readonly min: number; readonly max: number };
+type SettingKind = 'scheme' | 'schemes' | 'boolean' | 'params' | { readonly min: number; readonly max: number };
 
 export interface PolicySetting {
   /** The config-file key; the flag is the same name in kebab case (maxFailures: --max-failures). */
@@ -66,9 +71,11 @@ const DAY = 86_400;
 export const POLICY_SETTINGS: readonly PolicySetting[] = [
   { key: 'defaultScheme', kind: 'scheme', describe: 'scheme new passwords are hashed with' },
   { key: 'defaultIterations', kind: { min: 1, max: 100_000_000 }, describe: 'iterations written by the default and import schemes (if they take iterations)' },
+  { key: 'defaultParams', kind: 'params', describe: 'parameters the default and import schemes write with, as NAME=VALUE,... (e.g. memory=65536,time=3,parallelism=4; see leveldap schemes)' },
   { key: 'importScheme', kind: 'scheme', describe: 'scheme import-ldif hashes plain values with (default: the default scheme)', fileOnly: true },
   { key: 'deprecatedSchemes', kind: 'schemes', describe: 're-encode values in these schemes (comma-separated) with the default scheme after a successful bind' },
   { key: 'upgradeIterations', kind: 'boolean', describe: 're-encode values with fewer iterations than the default scheme writes after a successful bind' },
+  { key: 'upgradeCost', kind: 'boolean', describe: 're-encode values that cost less than the default scheme writes (iterations, memory, passes or bcrypt cost below it) after a successful bind' },
   { key: 'maxFailures', kind: { min: 0, max: 1000 }, describe: 'failed binds within --failure-window that lock an account (0: no lockout)' },
   { key: 'failureWindow', kind: { min: 1, max: 365 * DAY }, describe: 'seconds a failed bind counts for' },
   { key: 'lockoutDuration', kind: { min: 0, max: 365 * DAY }, describe: 'seconds an account stays locked (0: until the admin unlocks it)' },
@@ -87,6 +94,11 @@ export function settingProblem(setting: PolicySetting, value: unknown): string |
   const { kind } = setting;
   if (kind === 'boolean') return typeof value === 'boolean' ? undefined : 'must be true or false';
   if (kind === 'scheme') return typeof value === 'string' && value !== '' ? undefined : 'must be a scheme name';
+  if (kind === 'params') {
+    const isParams = typeof value === 'object' && value !== null && !Array.isArray(value)
+      && Object.values(value).every((number) => Number.isSafeInteger(number) && (number as number) >= 0);
+    return isParams ? undefined : 'must be an object of parameter names and whole numbers';
+  }
   if (kind === 'schemes') {
     const names = Array.isArray(value) && value.every((name) => typeof name === 'string' && name !== '');
     return names ? undefined : 'must be a list of scheme names';
@@ -118,10 +130,13 @@ export function resolveDefaultScheme(
 
 const takesIterations = (scheme: PasswordScheme): boolean => (scheme.params ?? []).some((spec) => spec.name === 'iterations');
 
-/** Parameters to encode with `scheme` under the policy: defaultIterations when the scheme takes iterations. */
+/** Parameters to encode with `scheme` under the policy: those of defaultParams it takes, and defaultIterations when it takes iterations. */
 export function policyParams(registry: SchemeRegistry, scheme: string, policy: PasswordPolicy): SchemeParams {
+  const found = registry.require(scheme);
+  const takes = new Set((found.params ?? []).map((spec) => spec.name));
+  const params = Object.fromEntries(Object.entries(policy.defaultParams ?? {}).filter(([name]) => takes.has(name)));
   const iterations = policy.defaultIterations;
-  return iterations !== undefined && takesIterations(registry.require(scheme)) ? { iterations } : {};
+  return iterations !== undefined && takesIterations(found) ? { ...params, iterations } : params;
 }
 
 function requireScheme(registry: SchemeRegistry, name: string, setting: string): PasswordScheme {
@@ -144,6 +159,13 @@ export function checkPolicy(registry: SchemeRegistry, policy: PasswordPolicy): v
     if (!takesIterations(defaultScheme)) throw new SchemeError(`defaultIterations: {${defaultScheme.names[0]}} takes no iterations`);
     registry.validateParams(policy.defaultScheme, { iterations: policy.defaultIterations });
   }
+  if (policy.defaultParams !== undefined) {
+    try {
+      registry.validateParams(policy.defaultScheme, policy.defaultParams);
+    } catch (error) {
+      throw new SchemeError(`defaultParams: ${errorMessage(error)}`);
+    }
+  }
   for (const name of policy.deprecatedSchemes) {
     if (requireScheme(registry, name, 'deprecatedSchemes') === defaultScheme) throw new SchemeError(`the default scheme {${defaultScheme.names[0]}} cannot also be deprecated`);
   }
@@ -154,13 +176,31 @@ export interface RehashRule {
   readonly deprecated: ReadonlySet<PasswordScheme>;
   /** Values recording fewer iterations are re-encoded (undefined: no iteration upgrade). */
   readonly minIterations?: number;
+  /** Values costing less than this in any of its measures are re-encoded (undefined: no cost upgrade). */
+  readonly minCost?: StoredCost;
 }
 
 export function rehashRule(registry: SchemeRegistry, policy: PasswordPolicy): RehashRule {
   const deprecated = new Set(policy.deprecatedSchemes.map((name) => registry.require(name)));
   const scheme = registry.require(policy.defaultScheme);
   const written = policy.defaultIterations ?? scheme.params?.find((spec) => spec.name === 'iterations')?.default;
-  return policy.upgradeIterations && written !== undefined ? { deprecated, minIterations: written } : { deprecated };
+  const minCost = policy.upgradeCost ? registry.writtenCost(scheme, policyParams(registry, policy.defaultScheme, policy)) : undefined;
+  return {
+    deprecated,
+    ...(policy.upgradeIterations && written !== undefined && { minIterations: written }),
+    ...(minCost !== undefined && Object.keys(minCost).length > 0 && { minCost }),
+  };
+}
+
+/** The measures a cost upgrade compares (lanes are not: fewer lanes is not cheaper). */
+const COST_MEASURES = [['iterations', 'iterations'], ['memoryKiB', 'KiB of memory'], ['passes', 'passes'], ['bcryptCost', 'bcrypt cost']] as const;
+
+function cheaper(cost: StoredCost | undefined, min: StoredCost): string | undefined {
+  for (const [measure, words] of COST_MEASURES) {
+    const [given, wanted] = [cost?.[measure], min[measure]];
+    if (given !== undefined && wanted !== undefined && given < wanted) return `${given} ${words}, less than the ${wanted} written now`;
+  }
+  return undefined;
 }
 
 /** Why a stored value should be re-encoded with the default scheme, or undefined. */
@@ -168,7 +208,9 @@ export function rehashReason(registry: SchemeRegistry, rule: RehashRule, stored:
   const { name } = parseStoredValue(stored);
   const scheme = registry.find(name);
   if (scheme !== undefined && rule.deprecated.has(scheme)) return `deprecated scheme {${name}}`;
-  if (rule.minIterations === undefined) return undefined;
-  const iterations = registry.costOf(stored)?.iterations;
-  return iterations !== undefined && iterations < rule.minIterations ? `${iterations} iterations, fewer than ${rule.minIterations}` : undefined;
+  if (rule.minIterations === undefined && rule.minCost === undefined) return undefined;
+  const cost = registry.costOf(stored);
+  const iterations = cost?.iterations;
+  if (rule.minIterations !== undefined && iterations !== undefined && iterations < rule.minIterations) return `${iterations} iterations, fewer than ${rule.minIterations}`;
+  return rule.minCost === undefined ? undefined : cheaper(cost, rule.minCost);
 }

@@ -1,5 +1,5 @@
 /**
- * Re-encoding on bind (--deprecated-schemes, --upgrade-iterations): after a successful bind
+ * Re-encoding on bind (--deprecated-schemes, --upgrade-iterations, --upgrade-cost): after a successful bind
  * whose stored value the policy wants replaced, the password (known only now) is hashed with
  * the default scheme and stored in place of that exact value, after the bind has answered. It
  * runs under the entry's lock and writes only if the old value is still there, so a password
@@ -44,7 +44,7 @@ export class PasswordUpgrades {
   /** Does the policy re-encode anything at all? */
   get active(): boolean {
     const { rule } = this.options;
-    return rule.deprecated.size > 0 || rule.minIterations !== undefined;
+    return rule.deprecated.size > 0 || rule.minIterations !== undefined || rule.minCost !== undefined;
   }
 
   /** After a successful bind that matched `stored`: re-encode it in the background if the policy says so. */

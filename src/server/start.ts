@@ -154,6 +154,10 @@ export async function startServer(options: StartOptions): Promise<Started> {
     const seed = await contextSeed(options, settings, admin.stored, store);
     log.info({ policy: settings }, 'password policy');
     log.info({ pbkdf2: pbkdf2Backends(), ...(nettleLoadError !== undefined && { nettleAddon: nettleLoadError }) }, 'PBKDF2 backends');
+    log.info({ hashMemoryBudget: options.registry.memoryBudget.describe(), limits: options.registry.limits }, 'memory-hard verifications');
+    for (const { scheme } of options.registry.list().filter((entry) => entry.scheme.unavailable !== undefined)) {
+      log.warn({ scheme: scheme.names[0] }, `scheme unavailable, its stored values will not verify: ${scheme.unavailable}`);
+    }
     const plan: ThreadPlan = {
       seed, recipe: registryRecipe(options.registry), dataDir: options.dataDir, cacheMb: options.cacheMb, logLevel: options.logLevel,
       sharedLocks, writeGate, counters: newCounters(), addressCounts: AddressCounts.allocate(options.config.limits.maxConnections),

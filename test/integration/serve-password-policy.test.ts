@@ -22,6 +22,7 @@ import { ldapTool, parseLdifOutput, valuesOf, RawConnection, type Credentials, t
 import { bindRequest, exchange, modifyRequest } from '../helpers/ldap-requests.js';
 import { leveldapBin } from '../helpers/paths.js';
 import { run } from '../../src/harness/run.js';
+import { skipUnavailable } from '../helpers/native-schemes.js';
 
 const PEOPLE = 'ou=People,dc=example,dc=com';
 const userDn = (uid: string | number) => `uid=${typeof uid === 'number' ? `user.${uid}` : uid},${PEOPLE}`;
@@ -159,6 +160,49 @@ describe('leveldap serve: re-encoding after bind (--deprecated-schemes, --upgrad
     assert.equal(await client.whoami(user('old-ssha', 'ssha-secret')), 0, 'and a bind of an account already re-encoded');
     assert.deepEqual((await client.read(userDn(1), 'userPassword')).userPassword, before);
     assert.equal(reencoded('user.1').length, 0);
+  });
+});
+
+/** Written by slappasswd with OpenLDAP 2.5's argon2 module (its defaults: argon2i, m=4096, t=3, p=1), password "secret". */
+const SLAPD_ARGON2 = '{ARGON2}$argon2i$v=19$m=4096,t=3,p=1$YwdxQEzdUoz8qkzYNLduUg$yGVsgfd7chScs6zeVFOlsp8MDGKUXfCX+j/p5XdwC9M';
+
+describe('leveldap serve: Argon2id by policy, values cheaper than it re-encoded (--default-params, --upgrade-cost)', { skip: skip || skipUnavailable('ARGON2') }, () => {
+  let server: LeveldapServer;
+  let client: ReturnType<typeof clientOf>;
+
+  before(async () => {
+    const ldif = [
+      accountLdif('slapd-argon2', SLAPD_ARGON2),
+      accountLdif('strong', await registry.encode('ARGON2', Buffer.from('strong-secret'), { memory: 65_536, time: 3, parallelism: 1 })),
+      accountLdif('sha-crypt', await registry.encode('CRYPT', Buffer.from('crypt-secret'), { rounds: 5000 })),
+    ].join('\n');
+    server = await startLeveldap({
+      users: 2, ldif, args: ['--default-scheme', 'ARGON2', '--default-params', 'memory=19456,time=2,parallelism=1', '--upgrade-cost'],
+    });
+    client = clientOf(server);
+  });
+  after(async () => { await server?.stop(); });
+
+  const reencoded = (uid: string) => logLines(server, 'password re-encoded after bind', logDn(uid));
+
+  test("slapd's argon2i at 4 MiB binds, then is re-encoded as argon2id at the policy's 19 MiB and binds again", async () => {
+    assert.equal(await client.whoami(user('slapd-argon2', 'secret')), 0);
+    assert.ok(await eventually(() => reencoded('slapd-argon2').length === 1), 'a "password re-encoded after bind" log line');
+    assert.equal(reencoded('slapd-argon2')[0]!.reason, '4096 KiB of memory, less than the 19456 written now');
+    assert.match((await client.read(userDn('slapd-argon2'), 'userPassword')).userPassword![0]!, /^\{ARGON2\}\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
+    assert.equal(await client.whoami(user('slapd-argon2', 'secret')), 0);
+  });
+
+  test('a value costing more than the policy asks, and one in measures Argon2 does not share (SHA-crypt rounds), are left alone', async () => {
+    assert.equal(await client.whoami(user('strong', 'strong-secret')), 0);
+    assert.equal(await client.whoami(user('sha-crypt', 'crypt-secret')), 0);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    assert.equal(reencoded('strong').length + reencoded('sha-crypt').length, 0);
+  });
+
+  test('a password set online is written with the policy\'s parameters', async () => {
+    assert.equal((await client.passwd(user('sha-crypt', 'crypt-secret'), '-s', 'a-new-secret')).code, 0);
+    assert.match((await client.read(userDn('sha-crypt'), 'userPassword')).userPassword![0]!, /^\{ARGON2\}\$argon2id\$v=19\$m=19456,t=2,p=1\$/);
   });
 });
 

@@ -1,18 +1,34 @@
 /**
- * Interoperability: every value leveldap writes in a scheme OpenLDAP knows (with pw-sha2 and
- * pw-pbkdf2 loaded) is loaded into a real slapd with slapadd, and a simple bind must succeed
- * with the password and fail with invalid credentials (49) without it.
+ * Interoperability: every value leveldap writes in a scheme OpenLDAP knows (with pw-sha2,
+ * pw-pbkdf2 and argon2 loaded; {CRYPT} through the system's crypt(3)) is loaded into a real
+ * slapd with slapadd, and a simple bind must succeed with the password and fail with invalid
+ * credentials (49) without it.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRegistry, parseStoredValue } from '../../src/password/index.js';
+import type { SchemeParams } from '../../schemes/scheme.js';
 import { ldapwhoami } from '../helpers/slapd.js';
 import { createSlapd, slapdAvailable, type Slapd } from '../../src/harness/slapd.js';
 
-const SCHEMES = [
-  'SHA', 'SSHA', 'SHA256', 'SSHA256', 'SHA384', 'SSHA384', 'SHA512', 'SSHA512', 'MD5', 'SMD5',
-  'PBKDF2', 'PBKDF2-SHA1', 'PBKDF2-SHA256', 'PBKDF2-SHA512', 'CLEAR',
+/** A scheme leveldap writes, with the parameters it writes with here (a label for the test name). */
+interface Written {
+  readonly scheme: string;
+  readonly params?: SchemeParams;
+  readonly label?: string;
+}
+
+const SCHEMES: readonly Written[] = [
+  ...['SHA', 'SSHA', 'SHA256', 'SSHA256', 'SHA384', 'SSHA384', 'SHA512', 'SSHA512', 'MD5', 'SMD5',
+    'PBKDF2', 'PBKDF2-SHA1', 'PBKDF2-SHA256', 'PBKDF2-SHA512', 'CLEAR'].map((scheme) => ({ scheme })),
+  { scheme: 'ARGON2', label: 'ARGON2 argon2id (OWASP)' },
+  { scheme: 'ARGON2', params: { memory: 65_536, time: 3, parallelism: 4 }, label: 'ARGON2 argon2id m=65536,t=3,p=4' },
+  { scheme: 'CRYPT', label: 'CRYPT yescrypt' },
+  { scheme: 'CRYPT', params: { rounds: 656_000 }, label: 'CRYPT SHA-512-crypt, 656,000 rounds' },
 ];
+
+/** crypt(3) takes at most 511 bytes: the long password for {CRYPT} is cut to 256. */
+const passwordFor = (scheme: string, password: string): string => (scheme === 'CRYPT' ? password.slice(0, 256) : password);
 
 const PASSWORDS: Readonly<Record<string, string>> = {
   ascii: 'correct horse battery staple',
@@ -27,17 +43,21 @@ const SKIP = slapdAvailable() ? false : 'slapd is not installed: apt-get install
 
 interface Case {
   readonly scheme: string;
+  readonly params?: SchemeParams;
+  readonly name: string;
   readonly label: string;
   readonly password: string;
   readonly dn: string;
 }
 
-const cases: readonly Case[] = SCHEMES.flatMap((scheme) =>
-  Object.entries(PASSWORDS).map(([label, password]) => ({ scheme, label, password, dn: userDn(`${scheme}-${label}`) })),
+const cases: readonly Case[] = SCHEMES.flatMap(({ scheme, params, label: name = `{${scheme}}` }) =>
+  Object.entries(PASSWORDS).map(([label, password]) => ({
+    scheme, name, label, password: passwordFor(scheme, password), dn: userDn(`${name}-${label}`), ...(params && { params }),
+  })),
 );
 
 /** Written by leveldap as `{CLEAR}...`, which slapd refuses (see the last test). */
-const clearPrefixed: Case = { scheme: 'CLEAR', label: 'ascii', password: PASSWORDS['ascii']!, dn: userDn('clear-prefixed') };
+const clearPrefixed: Case = { scheme: 'CLEAR', name: '{CLEAR}', label: 'ascii', password: PASSWORDS['ascii']!, dn: userDn('clear-prefixed') };
 
 function userDn(name: string): string {
   return `uid=${name.toLowerCase().replace(/[^a-z0-9-]+/g, '-')},${PEOPLE_DN}`;
@@ -53,8 +73,8 @@ function base64(text: string): string {
   return Buffer.from(text, 'utf8').toString('base64');
 }
 
-async function encode(scheme: string, password: string): Promise<string> {
-  return createRegistry().encode(scheme, Buffer.from(password, 'utf8'));
+async function encode(scheme: string, password: string, params: SchemeParams = {}): Promise<string> {
+  return createRegistry().encode(scheme, Buffer.from(password, 'utf8'), params);
 }
 
 /**
@@ -62,8 +82,8 @@ async function encode(scheme: string, password: string): Promise<string> {
  * prints the bare password): cleartext is stored with no prefix at all. So the CLEAR cases
  * store leveldap's value with its prefix removed.
  */
-async function storedValue({ scheme, password }: Case): Promise<string> {
-  const encoded = await encode(scheme, password);
+async function storedValue({ scheme, password, params }: Case): Promise<string> {
+  const encoded = await encode(scheme, password, params);
   return scheme === 'CLEAR' ? parseStoredValue(encoded).value : encoded;
 }
 
@@ -92,7 +112,7 @@ describe('OpenLDAP slapd verifies passwords written by leveldap', { skip: SKIP, 
   let server: Slapd | undefined;
 
   before(async () => {
-    server = await createSlapd();
+    server = await createSlapd({ modules: ['pw-sha2.so', 'pw-pbkdf2.so', 'argon2.so'] });
     await server.slapadd(await buildLdif());
     await server.start();
   });
@@ -102,7 +122,7 @@ describe('OpenLDAP slapd verifies passwords written by leveldap', { skip: SKIP, 
   });
 
   for (const c of cases) {
-    test(`slapd verifies {${c.scheme}} written by leveldap (${c.label} password)`, async () => {
+    test(`slapd verifies ${c.name} written by leveldap (${c.label} password)`, async () => {
       await assertBind(server!, c.dn, c.password, 0);
       await assertBind(server!, c.dn, wrongPassword(c.password), INVALID_CREDENTIALS);
     });

@@ -9,6 +9,7 @@ import { readFile } from 'node:fs/promises';
 import type { Argv, Options } from 'yargs';
 import { DEFAULT_POLICY, POLICY_SETTINGS, flagOf, settingProblem, type PasswordPolicy, type PolicySetting } from '../../policy/index.js';
 import { CliError } from '../support/errors.js';
+import { parseParams } from './schemes.js';
 import { errorMessage, errorCode } from '../../errors.js';
 
 export interface PolicyFileOption {
@@ -29,7 +30,8 @@ function defaultText(setting: PolicySetting): string {
 function optionOf(setting: PolicySetting): Options {
   const describe = `${setting.describe}${defaultText(setting)}`;
   if (setting.kind === 'boolean') return { type: 'boolean', describe };
-  return { type: setting.kind === 'scheme' || setting.kind === 'schemes' ? 'string' : 'number', requiresArg: true, describe };
+  const text = setting.kind === 'scheme' || setting.kind === 'schemes' || setting.kind === 'params';
+  return { type: text ? 'string' : 'number', requiresArg: true, describe };
 }
 
 const FLAG_SETTINGS = POLICY_SETTINGS.filter((setting) => !setting.fileOnly);
@@ -83,6 +85,13 @@ export async function readPolicyFile(file: string): Promise<Partial<PasswordPoli
   return settings as Partial<PasswordPolicy>;
 }
 
+/** A flag's text as the setting's value: a scheme list comma-separated, parameters as NAME=VALUE,... */
+function flagValue(setting: PolicySetting, given: unknown): unknown {
+  if (typeof given !== 'string') return given;
+  if (setting.kind === 'schemes') return given.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  return setting.kind === 'params' ? parseParams(given) : given;
+}
+
 /** The settings given as flags, checked; a scheme list is comma-separated. */
 function flagSettings(options: PolicyOptions): Partial<PasswordPolicy> {
   const settings: Record<string, unknown> = {};
@@ -90,7 +99,7 @@ function flagSettings(options: PolicyOptions): Partial<PasswordPolicy> {
     const flag = flagOf(setting.key);
     const given = options[flag];
     if (given === undefined) continue;
-    const value = setting.kind === 'schemes' && typeof given === 'string' ? given.split(',').map((name) => name.trim()).filter((name) => name !== '') : given;
+    const value = flagValue(setting, given);
     const problem = settingProblem(setting, value);
     if (problem) throw new CliError(`--${flag} ${problem}${Number.isNaN(given) ? '' : `, not ${String(given)}`}`);
     settings[setting.key] = value;

@@ -1,7 +1,7 @@
 /** Options shared by every command that hashes or verifies passwords. */
 import type { Argv } from 'yargs';
 import { CliError } from '../support/errors.js';
-import { createRegistry, DEFAULT_HASH_LIMITS, loadSchemePlugins, type Logger, type SchemeRegistry } from '../../password/index.js';
+import { createRegistry, DEFAULT_HASH_LIMITS, HashMemoryBudget, loadSchemePlugins, type Logger, type SchemeRegistry } from '../../password/index.js';
 
 export interface SchemeOptions {
   'scheme-plugin'?: string[];
@@ -9,6 +9,7 @@ export interface SchemeOptions {
   'max-hash-memory': number;
   'max-hash-passes': number;
   'max-bcrypt-cost': number;
+  'hash-memory-budget': number;
 }
 
 export function withSchemeOptions<T>(yargs: Argv<T>): Argv<T & SchemeOptions> {
@@ -32,7 +33,16 @@ export function withSchemeOptions<T>(yargs: Argv<T>): Argv<T & SchemeOptions> {
     .option('max-bcrypt-cost', {
       type: 'number', default: DEFAULT_HASH_LIMITS.maxBcryptCost, requiresArg: true,
       describe: 'refuse stored bcrypt values (and writes) of a higher cost than this',
+    })
+    .option('hash-memory-budget', {
+      type: 'number', default: 0, requiresArg: true,
+      describe: 'MiB that memory-hard verifications (Argon2, yescrypt) may hold at once; more wait their turn (0: one per core x the largest cost in use)',
     }) as Argv<T & SchemeOptions>;
+}
+
+function memoryBudgetMiB(given: number): number {
+  if (!Number.isSafeInteger(given) || given < 0 || given > 1_048_576) throw new CliError(`--hash-memory-budget must be a whole number of MiB from 0 (auto) to 1048576, not ${given}`);
+  return given;
 }
 
 /** Log lines of the registry, for a command-line tool: plain text on stderr. */
@@ -44,6 +54,7 @@ export async function registryFromOptions(options: SchemeOptions, logger: Logger
   const registry = createRegistry({
     maxIterations: options['max-iterations'], maxHashMemoryMiB: options['max-hash-memory'],
     maxHashPasses: options['max-hash-passes'], maxBcryptCost: options['max-bcrypt-cost'], logger,
+    memoryBudget: HashMemoryBudget.allocate(memoryBudgetMiB(options['hash-memory-budget'])),
   });
   await loadSchemePlugins(registry, options['scheme-plugin'] ?? []);
   return registry;

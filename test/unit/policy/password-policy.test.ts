@@ -13,7 +13,7 @@ import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { createRegistry, SchemeError } from '../../../src/password/index.js';
-import { checkPolicy, rehashReason, rehashRule, DEFAULT_POLICY, VerifiedBindCache, type PasswordPolicy } from '../../../src/policy/index.js';
+import { checkPolicy, policyParams, rehashReason, rehashRule, DEFAULT_POLICY, VerifiedBindCache, type PasswordPolicy } from '../../../src/policy/index.js';
 import { policyFromOptions, readPolicyFile } from '../../../src/cli/options/policy.js';
 import { CliError } from '../../../src/cli/support/errors.js';
 import { addEntry, generalizedTime, modifyEntry, parseDn, updateEntry, values, DirectoryStore, type Entry } from '../../../src/store/index.js';
@@ -85,6 +85,37 @@ describe('policy settings: --config file and flags', () => {
     refused({ defaultIterations: 10 }, /iterations .* must be an integer from 1000/);
     refused({ deprecatedSchemes: ['pbkdf2-sha256'] }, /cannot also be deprecated/);
     assert.doesNotThrow(() => checkPolicy(registry, policy({ deprecatedSchemes: ['SSHA', 'SHA', 'PBKDF2'], defaultIterations: 20_000 })));
+  });
+});
+
+describe('policy settings: the parameters the default scheme writes with (defaultParams)', () => {
+  test('a flag of NAME=VALUE pairs, or an object in the file; only the parameters a scheme takes reach it', async () => {
+    const merged = await policyFromOptions({ 'default-scheme': 'ARGON2', 'default-params': 'memory=65536, time=3,parallelism=4' });
+    assert.deepEqual(merged.defaultParams, { memory: 65_536, time: 3, parallelism: 4 });
+    assert.doesNotThrow(() => checkPolicy(registry, merged));
+    assert.deepEqual(policyParams(registry, 'ARGON2', merged), { memory: 65_536, time: 3, parallelism: 4 });
+    assert.deepEqual(policyParams(registry, 'SSHA512', merged), {}, 'an import scheme without those parameters');
+    await assert.rejects(policyFromOptions({ 'default-params': 'memory' }), (error: unknown) => error instanceof CliError && /NAME=VALUE/.test(error.message));
+  });
+
+  test('checkPolicy refuses parameters the default scheme does not take, or beyond the limits', () => {
+    const refused = (settings: Partial<PasswordPolicy>, pattern: RegExp) =>
+      assert.throws(() => checkPolicy(registry, policy(settings)), (error: unknown) => error instanceof SchemeError && pattern.test(error.message));
+    refused({ defaultScheme: 'ARGON2', defaultParams: { rounds: 5000 } }, /defaultParams: scheme \{ARGON2\} takes no parameter "rounds"/);
+    refused({ defaultScheme: 'ARGON2', defaultParams: { memory: 1_048_576 } }, /defaultParams: memory for \{ARGON2\} must be an integer from 8 to 262144/);
+  });
+
+  test('upgradeCost: a value costing less than the default scheme writes, in a measure both record', async () => {
+    const rule = rehashRule(registry, policy({ defaultScheme: 'ARGON2', defaultParams: { memory: 19_456, time: 2 }, upgradeCost: true }));
+    assert.deepEqual(rule.minCost, { memoryKiB: 19_456, passes: 2, lanes: 1 });
+    const reason = (stored: string) => rehashReason(registry, rule, stored);
+    assert.equal(reason('{ARGON2}$argon2i$v=19$m=4096,t=3,p=1$YwdxQEzdUoz8qkzYNLduUg$yGVsgfd7chScs6zeVFOlsp8MDGKUXfCX+j/p5XdwC9M'), '4096 KiB of memory, less than the 19456 written now');
+    assert.equal(reason('{ARGON2}$argon2id$v=19$m=65536,t=1,p=4$YwdxQEzdUoz8qkzYNLduUg$yGVsgfd7chScs6zeVFOlsp8MDGKUXfCX+j/p5XdwC9M'), '1 passes, less than the 2 written now');
+    assert.equal(reason('{ARGON2}$argon2id$v=19$m=19456,t=2,p=1$YwdxQEzdUoz8qkzYNLduUg$yGVsgfd7chScs6zeVFOlsp8MDGKUXfCX+j/p5XdwC9M'), undefined);
+    assert.equal(reason('{CRYPT}$6$saltstring$svn8UoSVapNtMuq1ukKS4tPQd8iKwSMHWjl/O817G3uBnIFNjnQJuesI68u4OTLiBFdcbYEdFCoEOfaS35inz1'), undefined, 'no measure in common');
+    assert.equal(reason('{CRYPT}$y$j75$0xB0dLe7ShKf8ni4sBsWd.$x'), '1024 KiB of memory, less than the 19456 written now', 'yescrypt at 1 MiB');
+    const crypt = rehashRule(registry, policy({ defaultScheme: 'CRYPT', defaultParams: { rounds: 656_000 }, upgradeCost: true }));
+    assert.equal(rehashReason(registry, crypt, '{CRYPT}$6$saltstring$svn8UoSVapNtMuq1ukKS4tPQd8iKwSMHWjl/O817G3uBnIFNjnQJuesI68u4OTLiBFdcbYEdFCoEOfaS35inz1'), '5000 iterations, less than the 656000 written now');
   });
 });
 

@@ -16,8 +16,7 @@
 #include "../common/napi-args.h"
 
 typedef struct {
-  napi_async_work work;
-  napi_ref callback;
+  JobBase base;
   argon2_type type;
   uint32_t version, passes, memory, lanes;
   int result;
@@ -30,8 +29,7 @@ static uint8_t *job_hash(Job *job) { return job_salt(job) + job->salt_length; }
 
 static void discard(napi_env env, Job *job) {
   explicit_bzero(job->bytes, job->password_length);
-  if (job->callback) napi_delete_reference(env, job->callback);
-  if (job->work) napi_delete_async_work(env, job->work);
+  release_job(env, &job->base);
   free(job);
 }
 
@@ -47,7 +45,7 @@ static void execute(napi_env env, void *data) {
 static void complete(napi_env env, napi_status status, void *data) {
   Job *job = data;
   napi_value callback, hash;
-  if (napi_get_reference_value(env, job->callback, &callback) == napi_ok) {
+  if (napi_get_reference_value(env, job->base.callback, &callback) == napi_ok) {
     if (status != napi_ok) call_back_error(env, callback, "the Argon2 work was cancelled");
     else if (job->result != ARGON2_OK) call_back_error(env, callback, argon2_error_message(job->result));
     else if (napi_create_buffer_copy(env, job->length, job_hash(job), NULL, &hash) == napi_ok) call_back_result(env, callback, hash);
@@ -76,7 +74,7 @@ static int read_request(napi_env env, napi_value *argv, Request *request) {
 
 static napi_value queue_hash(napi_env env, napi_callback_info info) {
   size_t argc = 9;
-  napi_value argv[9], name;
+  napi_value argv[9];
   Request request;
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok || !read_request(env, argv, &request)) return NULL;
   Job *job = calloc(1, sizeof *job + request.password_length + request.salt_length + request.length);
@@ -94,10 +92,7 @@ static napi_value queue_hash(napi_env env, napi_callback_info info) {
   job->length = request.length;
   if (request.password_length) memcpy(job->bytes, request.password, request.password_length);
   if (request.salt_length) memcpy(job_salt(job), request.salt, request.salt_length);
-  if (napi_create_reference(env, argv[8], 1, &job->callback) != napi_ok
-    || napi_create_string_utf8(env, "argon2", NAPI_AUTO_LENGTH, &name) != napi_ok
-    || napi_create_async_work(env, NULL, name, execute, complete, job, &job->work) != napi_ok
-    || napi_queue_async_work(env, job->work) != napi_ok) {
+  if (!queue_job(env, &job->base, "argon2", argv[8], execute, complete)) {
     discard(env, job);
     napi_throw_error(env, NULL, "could not queue the Argon2 work");
   }

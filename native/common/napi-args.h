@@ -1,7 +1,8 @@
 /*
- * Argument readers shared by the hashing addons (native/argon2, native/xcrypt). Each reader
- * returns 1, or throws a TypeError/RangeError into JavaScript and returns 0, so a caller reads
- * all its arguments in one && chain and returns NULL on the first 0.
+ * What the hashing addons (native/nettle-pbkdf2, native/argon2, native/xcrypt) share: argument
+ * readers, each returning 1, or throwing a TypeError/RangeError into JavaScript and returning 0
+ * (so a caller reads all its arguments in one && chain and returns NULL on the first 0); the
+ * callbacks; and the life of a job in libuv's thread pool (queue_job, release_job).
  */
 #ifndef LEVELDAP_NAPI_ARGS_H
 #define LEVELDAP_NAPI_ARGS_H
@@ -77,6 +78,28 @@ static void call_back_result(napi_env env, napi_value callback, napi_value resul
     argv[1] = result;
     napi_call_function(env, self, callback, 2, argv, NULL);
   }
+}
+
+/* The start of every job: its work and the JavaScript callback it answers. */
+typedef struct {
+  napi_async_work work;
+  napi_ref callback;
+} JobBase;
+
+/* Queues the job's work (execute in the pool, complete back on the JavaScript thread); 1, or 0 when it could not. */
+static int queue_job(napi_env env, JobBase *job, const char *name, napi_value callback, napi_async_execute_callback execute,
+  napi_async_complete_callback complete) {
+  napi_value resource;
+  return napi_create_reference(env, callback, 1, &job->callback) == napi_ok
+    && napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &resource) == napi_ok
+    && napi_create_async_work(env, NULL, resource, execute, complete, job, &job->work) == napi_ok
+    && napi_queue_async_work(env, job->work) == napi_ok;
+}
+
+/* Releases the job's callback and work (the caller wipes and frees the rest). */
+static void release_job(napi_env env, JobBase *job) {
+  if (job->callback) napi_delete_reference(env, job->callback);
+  if (job->work) napi_delete_async_work(env, job->work);
 }
 
 /* exports[name] = function; returns 0 when it could not. */

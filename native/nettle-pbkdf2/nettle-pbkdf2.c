@@ -11,16 +11,14 @@
  */
 #define _DEFAULT_SOURCE /* explicit_bzero */
 #include <stdlib.h>
-#include <string.h>
-#include <node_api.h>
 #include <nettle/pbkdf2.h>
+#include "../common/napi-args.h"
 
 #define MAX_ITERATIONS 2147483647.0
 #define MAX_LENGTH 1024.0
 
 typedef struct {
-  napi_async_work work;
-  napi_ref callback;
+  JobBase base;
   int sha256;
   unsigned iterations;
   size_t password_length, salt_length, length;
@@ -29,22 +27,6 @@ typedef struct {
 
 static uint8_t *job_salt(Job *job) { return job->bytes + job->password_length; }
 static uint8_t *job_key(Job *job) { return job_salt(job) + job->salt_length; }
-
-/* The argument readers return 1, or throw and return 0. */
-static int throw_type(napi_env env, const char *message) {
-  napi_throw_type_error(env, "ERR_INVALID_ARG_TYPE", message);
-  return 0;
-}
-
-static int throw_range(napi_env env, const char *message) {
-  napi_throw_range_error(env, "ERR_OUT_OF_RANGE", message);
-  return 0;
-}
-
-static int is_type(napi_env env, napi_value value, napi_valuetype wanted) {
-  napi_valuetype type;
-  return napi_typeof(env, value, &type) == napi_ok && type == wanted;
-}
 
 static int read_digest(napi_env env, napi_value value, int *sha256) {
   static const char message[] = "digest must be 'sha1' or 'sha256'";
@@ -58,32 +40,10 @@ static int read_digest(napi_env env, napi_value value, int *sha256) {
   return 1;
 }
 
-static int read_bytes(napi_env env, napi_value value, const char *message, const uint8_t **data, size_t *length) {
-  bool typed_array = false;
-  napi_typedarray_type type;
-  void *pointer = NULL;
-  if (napi_is_typedarray(env, value, &typed_array) != napi_ok || !typed_array) return throw_type(env, message);
-  if (napi_get_typedarray_info(env, value, &type, length, &pointer, NULL, NULL) != napi_ok || type != napi_uint8_array) {
-    return throw_type(env, message);
-  }
-  *data = pointer;
-  return 1;
-}
-
-static int read_count(napi_env env, napi_value value, double max, const char *message, size_t *result) {
-  double number;
-  if (!is_type(env, value, napi_number)) return throw_type(env, message);
-  if (napi_get_value_double(env, value, &number) != napi_ok) return throw_type(env, message);
-  if (!(number >= 1 && number <= max) || number != (double)(size_t)number) return throw_range(env, message);
-  *result = (size_t)number;
-  return 1;
-}
-
 /* Wipes the password, releases the callback and the work, frees the job. */
 static void discard(napi_env env, Job *job) {
   explicit_bzero(job->bytes, job->password_length);
-  if (job->callback) napi_delete_reference(env, job->callback);
-  if (job->work) napi_delete_async_work(env, job->work);
+  release_job(env, &job->base);
   free(job);
 }
 
@@ -102,23 +62,18 @@ static void execute(napi_env env, void *data) {
 /* Back on the JavaScript thread: callback(null, key), or callback(error) if the work was cancelled. */
 static void complete(napi_env env, napi_status status, void *data) {
   Job *job = data;
-  napi_value callback, self, argv[2], message;
-  int ready = napi_get_reference_value(env, job->callback, &callback) == napi_ok
-    && napi_get_undefined(env, &self) == napi_ok && napi_get_undefined(env, &argv[1]) == napi_ok;
-  if (ready && status == napi_ok) {
-    ready = napi_get_null(env, &argv[0]) == napi_ok
-      && napi_create_buffer_copy(env, job->length, job_key(job), NULL, &argv[1]) == napi_ok;
-  } else if (ready) {
-    ready = napi_create_string_utf8(env, "the PBKDF2 work was cancelled", NAPI_AUTO_LENGTH, &message) == napi_ok
-      && napi_create_error(env, NULL, message, &argv[0]) == napi_ok;
+  napi_value callback, key;
+  if (napi_get_reference_value(env, job->base.callback, &callback) == napi_ok) {
+    if (status != napi_ok) call_back_error(env, callback, "the PBKDF2 work was cancelled");
+    else if (napi_create_buffer_copy(env, job->length, job_key(job), NULL, &key) == napi_ok) call_back_result(env, callback, key);
   }
   discard(env, job);
-  if (ready) napi_call_function(env, self, callback, 2, argv, NULL);
 }
 
 static napi_value queue_pbkdf2(napi_env env, napi_callback_info info) {
-  size_t argc = 6, iterations, length;
-  napi_value argv[6], name;
+  size_t argc = 6;
+  uint32_t iterations, length;
+  napi_value argv[6];
   int sha256;
   const uint8_t *password, *salt;
   size_t password_length, salt_length;
@@ -126,12 +81,9 @@ static napi_value queue_pbkdf2(napi_env env, napi_callback_info info) {
   if (!read_digest(env, argv[0], &sha256)
     || !read_bytes(env, argv[1], "password must be a Uint8Array or Buffer", &password, &password_length)
     || !read_bytes(env, argv[2], "salt must be a Uint8Array or Buffer", &salt, &salt_length)
-    || !read_count(env, argv[3], MAX_ITERATIONS, "iterations must be an integer from 1 to 2147483647", &iterations)
-    || !read_count(env, argv[4], MAX_LENGTH, "length must be an integer from 1 to 1024", &length)) {
-    return NULL;
-  }
-  if (!is_type(env, argv[5], napi_function)) {
-    throw_type(env, "callback must be a function");
+    || !read_integer(env, argv[3], 1, MAX_ITERATIONS, "iterations must be an integer from 1 to 2147483647", &iterations)
+    || !read_integer(env, argv[4], 1, MAX_LENGTH, "length must be an integer from 1 to 1024", &length)
+    || !read_callback(env, argv[5])) {
     return NULL;
   }
   Job *job = calloc(1, sizeof *job + password_length + salt_length + length);
@@ -146,10 +98,7 @@ static napi_value queue_pbkdf2(napi_env env, napi_callback_info info) {
   job->length = length;
   if (password_length) memcpy(job->bytes, password, password_length);
   if (salt_length) memcpy(job_salt(job), salt, salt_length);
-  if (napi_create_reference(env, argv[5], 1, &job->callback) != napi_ok
-    || napi_create_string_utf8(env, "nettle-pbkdf2", NAPI_AUTO_LENGTH, &name) != napi_ok
-    || napi_create_async_work(env, NULL, name, execute, complete, job, &job->work) != napi_ok
-    || napi_queue_async_work(env, job->work) != napi_ok) {
+  if (!queue_job(env, &job->base, "nettle-pbkdf2", argv[5], execute, complete)) {
     discard(env, job);
     napi_throw_error(env, NULL, "could not queue the PBKDF2 work");
   }
@@ -157,10 +106,5 @@ static napi_value queue_pbkdf2(napi_env env, napi_callback_info info) {
 }
 
 NAPI_MODULE_INIT() {
-  napi_value function;
-  if (napi_create_function(env, "pbkdf2", NAPI_AUTO_LENGTH, queue_pbkdf2, NULL, &function) != napi_ok
-    || napi_set_named_property(env, exports, "pbkdf2", function) != napi_ok) {
-    return NULL;
-  }
-  return exports;
+  return export_function(env, exports, "pbkdf2", queue_pbkdf2) ? exports : NULL;
 }

@@ -18,8 +18,7 @@
 #include "../common/napi-args.h"
 
 typedef struct {
-  napi_async_work work;
-  napi_ref callback;
+  JobBase base;
   int failed;
   char setting[CRYPT_OUTPUT_SIZE];
   struct crypt_data data;
@@ -30,8 +29,7 @@ typedef struct {
 static void discard(napi_env env, Job *job) {
   explicit_bzero(job->phrase, job->phrase_length);
   explicit_bzero(&job->data, sizeof job->data);
-  if (job->callback) napi_delete_reference(env, job->callback);
-  if (job->work) napi_delete_async_work(env, job->work);
+  release_job(env, &job->base);
   free(job);
 }
 
@@ -47,7 +45,7 @@ static void execute(napi_env env, void *data) {
 static void complete(napi_env env, napi_status status, void *data) {
   Job *job = data;
   napi_value callback, hash;
-  if (napi_get_reference_value(env, job->callback, &callback) == napi_ok) {
+  if (napi_get_reference_value(env, job->base.callback, &callback) == napi_ok) {
     if (status != napi_ok) call_back_error(env, callback, "the crypt work was cancelled");
     else if (job->failed) call_back_error(env, callback, "libxcrypt refused the setting (an unknown or disabled method, or a malformed value)");
     else if (napi_create_string_utf8(env, job->data.output, NAPI_AUTO_LENGTH, &hash) == napi_ok) call_back_result(env, callback, hash);
@@ -57,7 +55,7 @@ static void complete(napi_env env, napi_status status, void *data) {
 
 static napi_value queue_crypt(napi_env env, napi_callback_info info) {
   size_t argc = 3, phrase_length;
-  napi_value argv[3], name;
+  napi_value argv[3];
   const uint8_t *phrase;
   char setting[CRYPT_OUTPUT_SIZE];
   if (napi_get_cb_info(env, info, &argc, argv, NULL, NULL) != napi_ok
@@ -78,10 +76,7 @@ static napi_value queue_crypt(napi_env env, napi_callback_info info) {
   memcpy(job->setting, setting, sizeof setting);
   job->phrase_length = phrase_length;
   if (phrase_length) memcpy(job->phrase, phrase, phrase_length);
-  if (napi_create_reference(env, argv[2], 1, &job->callback) != napi_ok
-    || napi_create_string_utf8(env, "xcrypt", NAPI_AUTO_LENGTH, &name) != napi_ok
-    || napi_create_async_work(env, NULL, name, execute, complete, job, &job->work) != napi_ok
-    || napi_queue_async_work(env, job->work) != napi_ok) {
+  if (!queue_job(env, &job->base, "xcrypt", argv[2], execute, complete)) {
     discard(env, job);
     napi_throw_error(env, NULL, "could not queue the crypt work");
   }

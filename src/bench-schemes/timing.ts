@@ -1,4 +1,9 @@
-/** Time an operation on one core: repeat it until enough time has passed, report µs per call. */
+/**
+ * Time an operation on one core: repeat it until enough time has passed, report µs per call.
+ * timeConcurrently keeps several calls in flight instead, as a server does.
+ */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { setImmediate, setTimeout } from 'node:timers/promises';
 
 export interface Timing {
   readonly operations: number;
@@ -40,6 +45,48 @@ export async function timeOperation(
   }
   const microsPerOp = (elapsed * 1000) / operations;
   return { operations, microsPerOp, opsPerSecond: 1e6 / microsPerOp };
+}
+
+export interface ConcurrentTiming extends Timing {
+  /** The longest the event loop waited while the calls ran, in ms: a call that blocks it shows here. */
+  readonly longestStallMillis: number;
+}
+
+/** The event-loop delay monitor's tick, in ms; its maximum includes one tick. */
+const STALL_RESOLUTION = 2;
+
+/**
+ * Keeps `inFlight` calls of `operation` running at once (each starts the next when it ends)
+ * until enough time has passed and operations have finished; reports wall time per operation
+ * (so opsPerSecond is the throughput) and the longest event-loop stall. Each call starts from a
+ * turn of the event loop (setImmediate), as a request read from a socket does: a synchronous
+ * call, or one that computes on this thread behind a promise, then stalls the loop for as long
+ * as the calls started in that turn take. One round of warm-up.
+ */
+export async function timeConcurrently(
+  operation: () => unknown, inFlight: number, options: TimingOptions = DEFAULT_OPTIONS,
+): Promise<ConcurrentTiming> {
+  await Promise.all(Array.from({ length: inFlight }, () => once(operation)));
+  const delays = monitorEventLoopDelay({ resolution: STALL_RESOLUTION });
+  delays.enable();
+  const start = performance.now();
+  let started = 0;
+  let operations = 0;
+  const lane = async (): Promise<void> => {
+    while (performance.now() - start < options.minMillis || started < options.minOperations) {
+      started += 1;
+      await setImmediate();
+      await once(operation);
+      operations += 1;
+    }
+  };
+  await Promise.all(Array.from({ length: inFlight }, lane));
+  const elapsed = performance.now() - start;
+  await setTimeout(2 * STALL_RESOLUTION); // the monitor records a stall at its next tick
+  delays.disable();
+  const microsPerOp = (elapsed * 1000) / operations;
+  const longestStallMillis = Math.max(0, delays.max / 1e6 - STALL_RESOLUTION);
+  return { operations, microsPerOp, opsPerSecond: 1e6 / microsPerOp, longestStallMillis };
 }
 
 export function formatMicros(micros: number): string {

@@ -3,22 +3,25 @@
  * wrapped to hash the same password and salt, and the checks that they agree before any is timed:
  *
  * - Argon2id: the libargon2 addon (native/argon2, Node-API over Debian's libargon2), @node-rs/argon2
- *   (Rust, napi-rs), argon2 (node-argon2: Node-API over its own copy of the reference code) and
- *   hash-wasm (WebAssembly, on the JavaScript thread).
- * - bcrypt: the libxcrypt addon (native/xcrypt), @node-rs/bcrypt (Rust, napi-rs), bcrypt
- *   (Node-API, C++), bcryptjs (pure JavaScript) and hash-wasm.
+ *   (Rust, napi-rs; what {ARGON2} hashes with since this measurement) and hash-wasm (WebAssembly,
+ *   on the JavaScript thread).
+ * - bcrypt: the libxcrypt addon (native/xcrypt), @node-rs/bcrypt (Rust, napi-rs), bcryptjs (pure
+ *   JavaScript) and hash-wasm.
+ *
+ * argon2 (node-argon2) and bcrypt (Node-API, C++) were measured too, in commit a035bd8, and left
+ * out since: both build native code at install (node-argon2's prebuilt binary crashed on this
+ * Node, so npm built it from source), and neither was the fastest (docs/performance.md).
  * - SHA-512-crypt: the libxcrypt addon and unixcrypt (JavaScript over node:crypto, synchronous).
  *   yescrypt: libxcrypt only (no npm package implements it).
  */
 import { Algorithm, hash as rsArgon2Phc, hashRaw as rsArgon2Raw, verify as rsArgon2Verify } from '@node-rs/argon2';
 import { hash as rsBcrypt } from '@node-rs/bcrypt';
-import { argon2id as nodeArgon2id, hash as nodeArgon2, verify as nodeArgon2Verify, type HashOptions } from 'argon2';
-import nodeBcrypt from 'bcrypt';
 import bcryptjs from 'bcryptjs';
 import { argon2id as wasmArgon2id, argon2Verify as wasmArgon2Verify, bcrypt as wasmBcrypt } from 'hash-wasm';
 import { encrypt as unixcrypt } from 'unixcrypt';
 import { loadSchemeAddon } from '../schemes/addon.js';
-import { argon2Hash, argon2Scheme, formatArgon2, parseArgon2 } from '../schemes/argon2.js';
+import { constantTimeEqual } from '../schemes/encoding.js';
+import { formatArgon2, libargon2Hash, parseArgon2 } from '../schemes/argon2.js';
 import { cryptAsync } from '../schemes/crypt.js';
 
 export const PASSWORD = Buffer.from('correct horse battery staple');
@@ -55,19 +58,19 @@ const addonSettings = (cost: Argon2Cost) => ({
 const rsOptions = (cost: Argon2Cost) => ({
   algorithm: Algorithm.Argon2id, memoryCost: cost.memoryKiB, timeCost: cost.passes, parallelism: cost.lanes, outputLen: ARGON2_LENGTH, salt: SALT16,
 });
-const nodeOptions = (cost: Argon2Cost): HashOptions => ({
-  type: nodeArgon2id, memoryCost: cost.memoryKiB, timeCost: cost.passes, parallelism: cost.lanes, hashLength: ARGON2_LENGTH, salt: SALT16,
-});
 const wasmOptions = (cost: Argon2Cost) => ({
   password: PASSWORD, salt: SALT16, memorySize: cost.memoryKiB, iterations: cost.passes, parallelism: cost.lanes, hashLength: ARGON2_LENGTH,
 });
 
-/** What {ARGON2} itself does: libargon2 through the addon, in libuv's thread pool. */
+/** libargon2 through the addon, in libuv's thread pool ({ARGON2}'s fallback backend). */
 const libargon2Addon: Argon2Candidate = {
   name: 'libargon2 addon (Node-API, C)',
-  raw: (cost) => argon2Hash(PASSWORD, addonSettings(cost), ARGON2_LENGTH),
-  phc: async (cost) => formatArgon2({ ...addonSettings(cost), hash: await argon2Hash(PASSWORD, addonSettings(cost), ARGON2_LENGTH) }),
-  verify: (phc) => argon2Scheme.verify(PASSWORD, phc, { name: 'ARGON2' }),
+  raw: (cost) => libargon2Hash(PASSWORD, addonSettings(cost), ARGON2_LENGTH),
+  phc: async (cost) => formatArgon2({ ...addonSettings(cost), hash: await libargon2Hash(PASSWORD, addonSettings(cost), ARGON2_LENGTH) }),
+  async verify(phc) {
+    const parsed = parseArgon2(phc);
+    return constantTimeEqual(await libargon2Hash(PASSWORD, parsed, parsed.hash.byteLength), parsed.hash);
+  },
 };
 
 export const ARGON2_CANDIDATES: readonly Argon2Candidate[] = [
@@ -77,12 +80,6 @@ export const ARGON2_CANDIDATES: readonly Argon2Candidate[] = [
     raw: (cost) => rsArgon2Raw(PASSWORD, rsOptions(cost)),
     phc: (cost) => rsArgon2Phc(PASSWORD, rsOptions(cost)),
     verify: (phc) => rsArgon2Verify(phc, PASSWORD),
-  },
-  {
-    name: 'argon2 (Node-API, C++/C)',
-    raw: (cost) => nodeArgon2(PASSWORD, { ...nodeOptions(cost), raw: true }),
-    phc: (cost) => nodeArgon2(PASSWORD, nodeOptions(cost)),
-    verify: (phc) => nodeArgon2Verify(phc, PASSWORD),
   },
   {
     name: 'hash-wasm (wasm)',
@@ -162,7 +159,6 @@ const bcryptCost = (setting: string): number => Number(setting.slice(4, 6));
 export const BCRYPT_CANDIDATES: readonly CryptCandidate[] = [
   libxcrypt,
   { name: '@node-rs/bcrypt (napi-rs, Rust)', hash: (setting) => rsBcrypt(PASSWORD, bcryptCost(setting), SALT16) },
-  { name: 'bcrypt (Node-API, C++)', hash: (setting) => nodeBcrypt.hash(PASSWORD, setting) },
   { name: 'bcryptjs (pure JS)', hash: (setting) => bcryptjs.hash(PASSWORD_TEXT, setting) },
   { name: 'hash-wasm (wasm)', hash: (setting) => wasmBcrypt({ password: PASSWORD, salt: SALT16, costFactor: bcryptCost(setting), outputType: 'encoded' }) },
 ];

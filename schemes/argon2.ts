@@ -6,13 +6,20 @@
  * salt and hash in base64 without padding, the parameters in the order m, t, p (libargon2's
  * decoder, and so slapd, refuses any other order; some npm bindings write m, p, t). `v=` may be
  * absent: version 16, Argon2's first. Written: argon2id, v=19, a 16-byte salt and a 32-byte hash,
- * as slapd writes; argon2i and argon2d verify too. Hashed by libargon2, the reference
- * implementation OpenLDAP links, through native/argon2, in libuv's thread pool.
+ * as slapd writes; argon2i and argon2d verify too.
+ *
+ * Hashed off the event loop by the fastest backend that loads (docs/performance.md, "Choosing
+ * the Argon2 and crypt(3) implementations"): @node-rs/argon2 (RustCrypto's argon2 through
+ * napi-rs, its binary shipped in the npm package), 2.5x faster here than Debian's libargon2, or
+ * else libargon2, the reference implementation OpenLDAP links, through native/argon2. Both give
+ * the same raw hash (tested). LEVELDAP_ARGON2=libargon2 forces the addon. This file parses and
+ * writes the PHC string itself, so the parameter order is OpenLDAP's whatever the backend.
  */
 import type { PasswordScheme, SchemeParams, StoredCost } from './scheme.js';
 import { InvalidStoredValue } from './scheme.js';
 import { constantTimeEqual, decodeBase64, randomSalt } from './encoding.js';
-import { loadSchemeAddon } from './addon.js';
+import { createRequire } from 'node:module';
+import { loadSchemeAddon, type LoadedAddon } from './addon.js';
 
 /** native/argon2/argon2.c; type 0 argon2d, 1 argon2i, 2 argon2id. */
 interface Argon2Addon {
@@ -22,7 +29,25 @@ interface Argon2Addon {
   ): void;
 }
 
-const loaded = loadSchemeAddon<Argon2Addon>('argon2', 'argon2');
+/** The part of @node-rs/argon2 used here (its enums as numbers: algorithm 0 d, 1 i, 2 id; version 0 is 16, 1 is 19). */
+interface NodeRsArgon2 {
+  hashRaw(password: Uint8Array, options: {
+    algorithm: number; version: number; memoryCost: number; timeCost: number; parallelism: number; outputLen: number; salt: Uint8Array;
+  }): Promise<Buffer>;
+}
+
+function loadNodeRs(): LoadedAddon<NodeRsArgon2> {
+  try {
+    return { addon: createRequire(import.meta.url)('@node-rs/argon2') as NodeRsArgon2 };
+  } catch (error) {
+    return { error: (error instanceof Error ? error.message : String(error)).split('\n')[0] };
+  }
+}
+
+const libargon2 = loadSchemeAddon<Argon2Addon>('argon2', 'argon2');
+const nodeRs = loadNodeRs();
+
+export type Argon2Backend = '@node-rs/argon2' | 'libargon2';
 
 const TYPES = { argon2d: 0, argon2i: 1, argon2id: 2 } as const;
 type Argon2Type = keyof typeof TYPES;
@@ -84,14 +109,51 @@ export function formatArgon2(value: Argon2Value): string {
   return `$${type}$v=${version}$m=${memoryKiB},t=${passes},p=${lanes}$${toText(salt)}$${toText(hash)}`;
 }
 
-/** The raw Argon2 hash; rejects when the addon did not load or libargon2 refuses the parameters. */
-export function argon2Hash(password: Uint8Array, value: Omit<Argon2Value, 'hash'>, length: number): Promise<Buffer> {
+type Argon2Settings = Omit<Argon2Value, 'hash'>;
+
+/** The raw hash through libargon2; rejects when the addon did not load or libargon2 refuses the parameters. */
+export function libargon2Hash(password: Uint8Array, value: Argon2Settings, length: number): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const { addon } = loaded;
-    if (addon === undefined) throw new Error(`the Argon2 addon did not load: ${loaded.error}`);
+    const { addon } = libargon2;
+    if (addon === undefined) throw new Error(`the Argon2 addon did not load: ${libargon2.error}`);
     addon.hash(TYPES[value.type], value.version, password, value.salt, value.passes, value.memoryKiB, value.lanes, length,
       (error, hash) => (error ? reject(error) : resolve(hash)));
   });
+}
+
+/** The raw hash through @node-rs/argon2; rejects when it did not load or refuses the parameters. */
+export async function nodeRsArgon2Hash(password: Uint8Array, value: Argon2Settings, length: number): Promise<Buffer> {
+  if (nodeRs.addon === undefined) throw new Error(`@node-rs/argon2 did not load: ${nodeRs.error}`);
+  return nodeRs.addon.hashRaw(password, {
+    algorithm: TYPES[value.type], version: value.version === 19 ? 1 : 0, memoryCost: value.memoryKiB, timeCost: value.passes,
+    parallelism: value.lanes, outputLen: length, salt: value.salt,
+  });
+}
+
+function chooseBackend(): Argon2Backend | undefined {
+  const wanted = process.env.LEVELDAP_ARGON2;
+  if (nodeRs.addon !== undefined && wanted !== 'libargon2') return '@node-rs/argon2';
+  return libargon2.addon !== undefined ? 'libargon2' : undefined;
+}
+
+const backend = chooseBackend();
+
+/** The backend {ARGON2} hashes with (fixed when this module loads), or undefined when neither loaded. */
+export function argon2Backend(): Argon2Backend | undefined {
+  return backend;
+}
+
+/** Why each backend did not load, for the start-up log. */
+export const argon2LoadErrors: Readonly<Record<Argon2Backend, string | undefined>> = { '@node-rs/argon2': nodeRs.error, libargon2: libargon2.error };
+
+function unavailableReason(): string {
+  const addon = `the Argon2 addon (native/argon2) did not load: ${libargon2.error}`;
+  return nodeRs.addon === undefined ? `@node-rs/argon2 did not load (${nodeRs.error}), nor ${addon}` : `LEVELDAP_ARGON2=libargon2, but ${addon}`;
+}
+
+/** The raw Argon2 hash through the chosen backend. */
+export function argon2Hash(password: Uint8Array, value: Argon2Settings, length: number): Promise<Buffer> {
+  return backend === '@node-rs/argon2' ? nodeRsArgon2Hash(password, value, length) : libargon2Hash(password, value, length);
 }
 
 async function encode(password: Uint8Array, params: SchemeParams): Promise<string> {
@@ -116,7 +178,7 @@ export const argon2Scheme: PasswordScheme = {
   names: ['ARGON2'],
   description: 'Argon2 (RFC 9106) as OpenLDAP 2.5 stores it: $argon2id$v=19$m=,t=,p=$salt$hash; verifies argon2i and argon2d',
   params: PARAMS,
-  ...(loaded.error !== undefined && { unavailable: `the Argon2 addon (native/argon2) did not load: ${loaded.error}` }),
+  ...(backend === undefined && { unavailable: unavailableReason() }),
   encode,
   verify,
   cost,

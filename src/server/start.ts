@@ -7,6 +7,7 @@ import { normalizeDn, DirectoryStore, SharedSlots, WriteGate } from '../store/in
 import { registryRecipe, type SchemeRegistry } from '../password/index.js';
 import { checkPolicy, policyParams, resolveDefaultScheme, DEFAULT_POLICY, type PasswordPolicy } from '../policy/index.js';
 import { nettleLoadError, pbkdf2Backends } from '../../schemes/kdf.js';
+import { argon2Backend, argon2LoadErrors } from '../../schemes/argon2.js';
 import { loadAdminPassword } from './admin.js';
 import { readDecoys } from '../policy/bind-decoys.js';
 import { buildContext, type ContextSeed } from './build-context.js';
@@ -154,6 +155,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
     const seed = await contextSeed(options, settings, admin.stored, store);
     log.info({ policy: settings }, 'password policy');
     log.info({ pbkdf2: pbkdf2Backends(), ...(nettleLoadError !== undefined && { nettleAddon: nettleLoadError }) }, 'PBKDF2 backends');
+    log.info({ argon2: argon2Backend() ?? 'none', notLoaded: argon2LoadErrors }, 'Argon2 backend');
     log.info({ hashMemoryBudget: options.registry.memoryBudget.describe(), limits: options.registry.limits }, 'memory-hard verifications');
     for (const { scheme } of options.registry.list().filter((entry) => entry.scheme.unavailable !== undefined)) {
       log.warn({ scheme: scheme.names[0] }, `scheme unavailable, its stored values will not verify: ${scheme.unavailable}`);

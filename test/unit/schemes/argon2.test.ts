@@ -5,7 +5,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRegistry } from '../../../src/password/index.js';
-import { parseArgon2 } from '../../../schemes/argon2.js';
+import { argon2Backend, argon2LoadErrors, libargon2Hash, nodeRsArgon2Hash, parseArgon2 } from '../../../schemes/argon2.js';
 import { skipUnavailable } from '../../helpers/native-schemes.js';
 
 const registry = createRegistry();
@@ -17,6 +17,7 @@ test('the Argon2 addon loaded (LEVELDAP_REQUIRE_NATIVE=1 fails without it)', { s
 
 /** From the Argon2 reference implementation's test suite (src/test.c): "password", salt "somesalt". */
 const VECTORS: readonly string[] = [
+  '$argon2i$m=65536,t=2,p=1$c29tZXNhbHQ$9sTbSlTio3Biev89thdrlKKiCaYsjjYVJxGAL3swxpQ',
   '$argon2i$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$wWKIMhR9lyDFvRz9YTZweHKfbftvj+qf+YFY4NeBbtA',
   '$argon2id$v=19$m=65536,t=2,p=1$c29tZXNhbHQ$CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc',
 ];
@@ -66,5 +67,28 @@ describe('{ARGON2}: the PHC string', { skip }, () => {
     const wide = createRegistry({ maxHashMemoryMiB: 512 });
     assert.equal(wide.inspect('{ARGON2}$argon2id$v=19$m=307200,t=1,p=1$c29tZXNhbHQ$CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc').problem, undefined);
     assert.match(createRegistry().inspect('{ARGON2}$argon2id$v=19$m=307200,t=1,p=1$c29tZXNhbHQ$CTFhFdXPJO1aFaMaO6Mm5c8y7cJHAph8ArZWb2GRPPc').problem ?? '', /300 MiB/);
+  });
+});
+
+describe('{ARGON2}: the two backends', () => {
+  const both = argon2LoadErrors['@node-rs/argon2'] === undefined && argon2LoadErrors.libargon2 === undefined;
+  const skipBoth = !both && process.env.LEVELDAP_REQUIRE_NATIVE !== '1' ? `a backend did not load: ${JSON.stringify(argon2LoadErrors)}` : false;
+
+  test('@node-rs/argon2 is used when it loads (LEVELDAP_ARGON2=libargon2 forces the addon)', { skip }, () => {
+    const expected = process.env.LEVELDAP_ARGON2 === 'libargon2' || argon2LoadErrors['@node-rs/argon2'] !== undefined ? 'libargon2' : '@node-rs/argon2';
+    assert.equal(argon2Backend(), expected);
+  });
+
+  test('both load (LEVELDAP_REQUIRE_NATIVE=1 fails without either) and give the same raw hash: every type, both versions, lanes, odd lengths', { skip: skipBoth }, async () => {
+    assert.deepEqual(argon2LoadErrors, { '@node-rs/argon2': undefined, libargon2: undefined });
+    const salt = Buffer.from('a salt of 21 bytes...');
+    for (const type of ['argon2id', 'argon2i', 'argon2d'] as const) {
+      for (const [version, memoryKiB, passes, lanes, length] of [[19, 1024, 2, 1, 32], [16, 2048, 1, 4, 17], [19, 64, 3, 8, 64]] as const) {
+        const settings = { type, version, memoryKiB, passes, lanes, salt };
+        const password = Buffer.from(`pässwörd ${type} ${version}`);
+        const [rust, reference] = await Promise.all([nodeRsArgon2Hash(password, settings, length), libargon2Hash(password, settings, length)]);
+        assert.equal(rust.toString('hex'), reference.toString('hex'), `${type} v=${version} m=${memoryKiB},t=${passes},p=${lanes} length ${length}`);
+      }
+    }
   });
 });

@@ -22,6 +22,8 @@ interface SlapdOptions {
   readonly rootPassword?: string;
   /** Modules loaded from /usr/lib/ldap besides back_mdb. */
   readonly modules?: readonly string[];
+  /** Schema files included from /etc/ldap/schema, without '.schema'; core, cosine and inetorgperson by default. */
+  readonly schemas?: readonly string[];
 }
 
 export interface Slapd {
@@ -43,7 +45,7 @@ export interface Slapd {
 
 const MODULE_PATH = '/usr/lib/ldap';
 const SCHEMA_DIR = '/etc/ldap/schema';
-const SCHEMAS = ['core', 'cosine', 'inetorgperson'];
+const DEFAULT_SCHEMAS = ['core', 'cosine', 'inetorgperson'];
 const MAX_SIZE = 1024 * 1024 * 1024;
 const START_TIMEOUT_MS = 10_000;
 const STOP_TIMEOUT_MS = 5_000;
@@ -70,9 +72,11 @@ function quote(value: string): string {
   return `"${value.replace(/[\\"]/g, '\\$&')}"`;
 }
 
-function slapdConf(dir: string, suffix: string, rootDn: string, rootPassword: string, modules: readonly string[]): string {
+function slapdConf(
+  dir: string, suffix: string, rootDn: string, rootPassword: string, modules: readonly string[], schemas: readonly string[],
+): string {
   return [
-    ...SCHEMAS.map((schema) => `include ${quote(join(SCHEMA_DIR, `${schema}.schema`))}`),
+    ...schemas.map((schema) => `include ${quote(join(SCHEMA_DIR, `${schema}.schema`))}`),
     `pidfile ${quote(join(dir, 'slapd.pid'))}`,
     `argsfile ${quote(join(dir, 'slapd.args'))}`,
     `modulepath ${quote(MODULE_PATH)}`,
@@ -141,10 +145,11 @@ export async function createSlapd(options: SlapdOptions = {}): Promise<Slapd> {
   const rootDn = options.rootDn ?? 'cn=admin,dc=example,dc=com';
   const rootPassword = options.rootPassword ?? randomBytes(16).toString('hex');
   const modules = options.modules ?? ['pw-sha2.so', 'pw-pbkdf2.so'];
+  const schemas = options.schemas ?? DEFAULT_SCHEMAS;
   const dir = await mkdtemp(join(tmpdir(), 'leveldap-slapd-'));
   const configFile = join(dir, 'slapd.conf');
   await mkdir(join(dir, 'db'));
-  await writeFile(configFile, slapdConf(dir, suffix, rootDn, rootPassword, modules), { mode: 0o600 });
+  await writeFile(configFile, slapdConf(dir, suffix, rootDn, rootPassword, modules, schemas), { mode: 0o600 });
 
   let child: ChildProcess | undefined;
   let port = 0;

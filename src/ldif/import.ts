@@ -20,6 +20,8 @@ export interface ImportOptions {
   readonly actor?: string;
   /** Entries without a parent that may start a naming context (see BulkLoader). */
   readonly suffixes?: readonly string[];
+  /** Check every entry against the schema in force (default true; --no-schema-check: false). */
+  readonly schemaCheck?: boolean;
   /** Called after each stored entry. */
   readonly onEntry?: () => void;
   /** Called for each skipped entry (only with continueOnError). */
@@ -81,7 +83,7 @@ class Importer {
   private readonly loader: BulkLoader;
 
   constructor(store: DirectoryStore, private readonly options: ImportOptions) {
-    this.loader = new BulkLoader(store, { actor: options.actor ?? '', suffixes: options.suffixes });
+    this.loader = new BulkLoader(store, { actor: options.actor ?? '', suffixes: options.suffixes, schemaCheck: options.schemaCheck ?? true });
   }
 
   skip(problem: ImportProblem): void {

@@ -28,6 +28,7 @@ export const ResultCode = {
   notAllowedOnNonLeaf: 66,
   notAllowedOnRdn: 67,
   entryAlreadyExists: 68,
+  objectClassModsProhibited: 69,
   other: 80,
 } as const;
 

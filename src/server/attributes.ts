@@ -1,10 +1,10 @@
 /**
  * Which attributes a search returns: `*` (all user attributes, also when none are named), `+`
  * (all operational ones), `1.1` (none), and names in any case, alias or OID. Computed
- * attributes (hasSubordinates, entryDN) are added when asked for. Attributes the viewer may not
+ * attributes (hasSubordinates, entryDN, subschemaSubentry) are added when asked for. Attributes the viewer may not
  * read (userPassword, the password policy state: access.ts) are left out, however they are asked for.
  */
-import { attributeType, typeKey, type Attribute, type Entry } from '../store/index.js';
+import { attributeType, typeKey, SUBSCHEMA_DN, type Attribute, type Entry } from '../store/index.js';
 import type { Readable } from './access.js';
 
 export interface Selection {
@@ -14,7 +14,9 @@ export interface Selection {
   readonly named: ReadonlySet<string>;
 }
 
-const COMPUTED = ['hasSubordinates', 'entryDN'] as const;
+const COMPUTED = ['hasSubordinates', 'entryDN', 'subschemaSubentry'] as const;
+
+const SUBSCHEMA = Buffer.from(SUBSCHEMA_DN);
 
 export function parseSelection(requested: readonly string[]): Selection {
   const named = new Set<string>();
@@ -48,5 +50,6 @@ export function selectAttributes(
     selected.push({ name: 'hasSubordinates', values: [Buffer.from(options.hasSubordinates ? 'TRUE' : 'FALSE')] });
   }
   if (wantsComputed(selection, 'entryDN')) selected.push({ name: 'entryDN', values: [Buffer.from(entry.dn)] });
+  if (wantsComputed(selection, 'subschemaSubentry')) selected.push({ name: 'subschemaSubentry', values: [SUBSCHEMA] });
   return options.typesOnly ? selected.map((attribute) => ({ name: attribute.name, values: [] })) : selected;
 }

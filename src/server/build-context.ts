@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import type { SchemeRegistry } from '../password/index.js';
 import type { PasswordPolicy } from '../policy/index.js';
-import type { DirectoryStore } from '../store/index.js';
+import { currentSchema, subschemaEntry, type DirectoryStore } from '../store/index.js';
 import { BindDecoys } from '../policy/bind-decoys.js';
 import { BindNames } from './bind-names.js';
 import type { ServerConfig } from './config.js';
@@ -27,13 +27,16 @@ export interface ContextSeed {
   /** Accounts' userPassword values read at start: the first decoys (bind-decoys.ts). */
   readonly decoys: readonly (readonly string[])[];
   readonly vendorVersion: string;
+  /** The --schema files on top of the built-in schema (every thread installs the same), and when they were loaded. */
+  readonly schemaFiles: readonly string[];
+  readonly schemaLoaded: string;
 }
 
 export function buildContext(seed: ContextSeed, store: DirectoryStore, registry: SchemeRegistry, log: Logger, counters: Counters): ServerContext {
   return {
     store, registry, log, counters, scheduler: new Scheduler(), load: new ThreadLoad(),
     config: seed.config, vendorVersion: seed.vendorVersion, admin: seed.admin,
-    defaultScheme: seed.settings.defaultScheme, bindNames: new BindNames(),
+    defaultScheme: seed.settings.defaultScheme, bindNames: new BindNames(), subschema: subschemaEntry(currentSchema(), seed.schemaLoaded),
     policy: createPolicyRuntime({
       settings: seed.settings, registry, store, log, admin: seed.admin, decoys: new BindDecoys(seed.decoys, seed.dummyHash),
       countReencoded: () => Atomics.add(counters, COUNTER.reencoded, 1) + 1,

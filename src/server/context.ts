@@ -1,7 +1,7 @@
 /** What every operation handler is given. */
 import type { Logger } from 'pino';
 import type { SchemeRegistry } from '../password/index.js';
-import type { DirectoryStore } from '../store/index.js';
+import type { DirectoryStore, Entry } from '../store/index.js';
 import type { ServerConfig } from './config.js';
 import type { BindNames } from './bind-names.js';
 import type { Counters } from './threads/counters.js';
@@ -31,6 +31,8 @@ export interface ServerContext {
   readonly scheduler: Scheduler;
   /** The weight of the operations in flight on this thread, under its budget. */
   readonly load: ThreadLoad;
+  /** The subschema entry (cn=Subschema), built once from the schema in force. */
+  readonly subschema: Entry;
 }
 
 export interface OperationContext {

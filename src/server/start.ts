@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import { normalizeDn, DirectoryStore, SharedSlots, WriteGate } from '../store/index.js';
+import { generalizedTime, normalizeDn, DirectoryStore, SharedSlots, WriteGate } from '../store/index.js';
 import { registryRecipe, type SchemeRegistry } from '../password/index.js';
 import { checkPolicy, policyParams, resolveDefaultScheme, DEFAULT_POLICY, type PasswordPolicy } from '../policy/index.js';
 import { nettleLoadError, pbkdf2Backends } from '../../schemes/kdf.js';
@@ -34,6 +34,8 @@ export interface StartOptions {
   readonly logLevel: string;
   /** Where logs go (a file descriptor or stream); standard output by default. */
   readonly logDestination?: number | NodeJS.WritableStream;
+  /** Schema files loaded on top of the built-in schema (--schema), already installed in this thread. */
+  readonly schemaFiles?: readonly string[];
   /**
    * Event loops serving connections (`--threads`): 1 serves on this thread; more serve on worker
    * threads. Absent: one per core, at most DEFAULT_THREADS_MAX (one with lockout on).
@@ -83,7 +85,7 @@ async function contextSeed(options: StartOptions, settings: PasswordPolicy, stor
   const { registry, config } = options;
   const scheme = settings.defaultScheme;
   return {
-    config, settings, vendorVersion: packageVersion(),
+    config, settings, vendorVersion: packageVersion(), schemaFiles: options.schemaFiles ?? [], schemaLoaded: generalizedTime(),
     admin: { normalizedDn: normalizeDn(config.adminDn), stored },
     dummyHash: await registry.encode(scheme, randomBytes(16), policyParams(registry, scheme, settings)),
     decoys: await readDecoys(store),

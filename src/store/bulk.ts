@@ -10,6 +10,9 @@ import type { Entry } from './entry.js';
 import { ancestorKeys, metaKey } from './keys.js';
 import type { BatchOp, DirectoryStore } from './store.js';
 import { asError } from '../errors.js';
+import { checkSchema } from './schema/check.js';
+import { withStructuralClass } from './schema/enforce.js';
+import { currentSchema } from './schema/installed.js';
 
 interface BulkOptions {
   /** creatorsName/modifiersName for entries that do not carry them. */
@@ -21,6 +24,8 @@ interface BulkOptions {
    * first parentless entry of a load into a database without naming contexts may.
    */
   readonly suffixes?: readonly string[];
+  /** Check each entry against the schema in force (default true; import-ldif --no-schema-check: false). */
+  readonly schemaCheck?: boolean;
 }
 
 interface Parsed {
@@ -96,7 +101,8 @@ export class BulkLoader {
   private addOne(item: Parsed, known: ReadonlySet<string>): Error | undefined {
     try {
       const options = { actor: this.options.actor ?? '', allowNewSuffix: this.mayStartSuffix(item) };
-      const plan = this.store.planAdd(item.entry, item.dn, item.keys, options, (key) => this.exists(key, known));
+      const entry = this.options.schemaCheck === false ? item.entry : withStructuralClass(item.entry, checkSchema(item.entry, currentSchema()));
+      const plan = this.store.planAdd(entry, item.dn, item.keys, options, (key) => this.exists(key, known));
       this.ops.push(...plan.ops);
       this.pending.add(plan.key);
       if (plan.newSuffix) this.firstSuffixFree = false;

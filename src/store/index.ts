@@ -14,3 +14,7 @@ export type { StoreLog } from './recovery.js';
 export { generalizedTime, parseGeneralizedTime, isGeneralizedTime } from './time.js';
 export { addEntry, modifyEntry, updateEntry, deleteEntry, renameEntry, type WriteOptions, type AddEntryOptions, type ModifyOptions, type Rename } from './writes.js';
 export type { Modification } from './modification.js';
+export { currentSchema, installSchema, buildSchema } from './schema/installed.js';
+export { subschemaEntry, SUBSCHEMA_DN, SUBSCHEMA_KEY } from './schema/subschema.js';
+export { SchemaError } from './schema/registry.js';
+export { SchemaSyntaxError } from './schema/parse.js';

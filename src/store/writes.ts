@@ -19,6 +19,7 @@ import { applyModifications, renamed, withRdnValues, type Modification } from '.
 import { withModificationAttributes } from './operational.js';
 import { del, placementOps, put, removalOps, type BatchOp, type DirectoryStore } from './store.js';
 import { checkModifiedEntry, checkValues, checkWritableAttribute } from './validate.js';
+import { withStructuralClass, checkClientEntry } from './schema/enforce.js';
 
 export interface WriteOptions {
   /** Who writes: modifiersName (and creatorsName on add). */
@@ -65,7 +66,8 @@ export async function addEntry(store: DirectoryStore, entry: Entry, options: Add
     checkWritableAttribute(name);
     checkValues(name, values);
   }
-  await store.add(withRdnValues({ dn: entry.dn, attributes }, dn[0] ?? []), options);
+  const complete = withRdnValues({ dn: entry.dn, attributes }, dn[0] ?? []);
+  await store.add(withStructuralClass(complete, checkClientEntry(complete)), options);
 }
 
 /** Applies the modifications to the entry, all or none; returns the entry as stored. */
@@ -75,7 +77,8 @@ export async function modifyEntry(store: DirectoryStore, dn: Dn, modifications: 
   return store.locks.run([key], async () => {
     const before = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
     await options.check?.(before);
-    const after = withModificationAttributes(modified(before, modifications), options.actor);
+    const changed = modified(before, modifications);
+    const after = withModificationAttributes(withStructuralClass(changed, checkClientEntry(changed, before)), options.actor);
     options.checkResult?.(after);
     await rewrite(store, key, before, after, options.sync ?? true);
     return after;
@@ -137,6 +140,7 @@ export async function renameEntry(store: DirectoryStore, dn: Dn, rename: Rename,
     await checkRename(store, { dn, oldKey, oldParentKey, parent, newParentKey, newDn, newKey });
     const after = withModificationAttributes(renamed(before, parseDn(before.dn), newDn, rename.deleteOldRdn), options.actor);
     checkModifiedEntry(after, newDn);
+    checkClientEntry(after, before);
     const ops = [
       ...removalOps(oldKey, oldParentKey, dn[0]!),
       ...indexChanges(store, oldKey, before, newKey, after),

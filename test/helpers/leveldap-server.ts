@@ -21,6 +21,8 @@ export interface LeveldapOptions {
   readonly args?: readonly string[];
   /** More LDIF records imported after the generated ones (e.g. an entry with its own password). */
   readonly ldif?: string;
+  /** false: import with --no-schema-check (records written before the schema was enforced). */
+  readonly schemaCheck?: boolean;
   /**
    * Serve the database of an earlier instance (its `dir`) instead of making a new one: nothing
    * is imported, the same admin password file is used, and the directory is not removed by
@@ -94,10 +96,14 @@ function waitForExit(child: ChildProcess, ms: number): Promise<boolean> {
   });
 }
 
-/** `make-ldif --users N` piped into `import-ldif - --scheme SSHA512`, then `ldif` (if any). */
-export async function populateDatabase(db: string, users: number, ldif?: string): Promise<void> {
+/**
+ * `make-ldif --users N` piped into `import-ldif - --scheme SSHA512`, then `ldif` (if any);
+ * `schemaCheck: false` imports with --no-schema-check (data written before values were checked).
+ */
+export async function populateDatabase(db: string, users: number, ldif?: string, schemaCheck = true): Promise<void> {
   const make = spawn(process.execPath, [leveldapBin, 'make-ldif', '--users', String(users)], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const load = spawn(process.execPath, [leveldapBin, 'import-ldif', '-', '--data', db, '--scheme', 'SSHA512'], { stdio: ['pipe', 'pipe', 'pipe'] });
+  const importArgs = ['import-ldif', '-', '--data', db, '--scheme', 'SSHA512', ...(schemaCheck ? [] : ['--no-schema-check'])];
+  const load = spawn(process.execPath, [leveldapBin, ...importArgs], { stdio: ['pipe', 'pipe', 'pipe'] });
   const makeErr = collect(make.stderr);
   const loadOut = collect(load.stdout);
   const loadErr = collect(load.stderr);
@@ -130,7 +136,7 @@ export async function startLeveldap(options: LeveldapOptions = {}): Promise<Leve
     if (owned) {
       adminPassword = `admin-${randomBytes(12).toString('hex')}`;
       await writeFile(adminPasswordFile, adminPassword, { mode: 0o600 });
-      await populateDatabase(dataDir, options.users ?? 1000, options.ldif);
+      await populateDatabase(dataDir, options.users ?? 1000, options.ldif, options.schemaCheck ?? true);
     } else {
       adminPassword = readFileSync(adminPasswordFile, 'utf8');
     }

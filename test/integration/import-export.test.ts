@@ -248,7 +248,7 @@ describe('import-ldif: errors name their line', () => {
       what: 'an entry without objectClass',
       record: `dn: uid=noclass,${PEOPLE_DN}\nuid: noclass\n`,
       at: `dn: uid=noclass,${PEOPLE_DN}`,
-      reason: /has no objectClass/,
+      reason: /no objectClass attribute/,
     },
     {
       what: 'a malformed line',

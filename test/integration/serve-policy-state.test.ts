@@ -71,7 +71,8 @@ describe('leveldap serve: who may read the password policy state (--max-failures
     (await search(as, PEOPLE, filter, ['dn'])).entries.map((entry) => entry.dn.toLowerCase()).sort();
 
   before(async () => {
-    server = await startLeveldap({ users: 8, args: ['--max-failures', '3', '--lockout-duration', '0'], ldif: LDIF });
+    // uid=legacy's lock is not a time: it was stored before values were checked, so the import does not check
+    server = await startLeveldap({ users: 8, args: ['--max-failures', '3', '--lockout-duration', '0'], ldif: LDIF, schemaCheck: false });
     admin = { dn: server.adminDn, passwordFile: server.adminPasswordFile };
     for (let i = 0; i < 3; i++) assert.equal((await tool('ldapwhoami', [], user(1, 'wrong'))).code, 49);
     const locked = (await search(admin, userDn(1), '(objectClass=*)', ['pwdAccountLockedTime', 'pwdFailureTime'])).entries[0]!;
@@ -178,7 +179,7 @@ describe('leveldap serve: values written to pwdAccountLockedTime and pwdFailureT
   const binds = async (uid: number | string) => (await tool('ldapwhoami', [], user(uid))).code;
 
   before(async () => {
-    server = await startLeveldap({ users: 6, args: ['--max-failures', '3', '--lockout-duration', '0'], ldif: LDIF });
+    server = await startLeveldap({ users: 6, args: ['--max-failures', '3', '--lockout-duration', '0'], ldif: LDIF, schemaCheck: false });
     admin = { dn: server.adminDn, passwordFile: server.adminPasswordFile };
   });
   after(async () => { await server?.stop(); });

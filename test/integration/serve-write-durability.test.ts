@@ -105,7 +105,7 @@ describe('leveldap serve: concurrent writes to one entry', { skip }, () => {
     server = await startLeveldap({ users: 10 });
     admin = { dn: server.adminDn, passwordFile: server.adminPasswordFile };
     const setUp = await ldapTool('ldapmodify', server.url, [], admin,
-      `dn: ${userDn(1)}\nchangetype: modify\nadd: uidNumber\nuidNumber: 0\n\ndn: ${userDn(2)}\nchangetype: modify\nreplace: description\n`);
+      `dn: ${userDn(1)}\nchangetype: modify\nadd: objectClass\nobjectClass: extensibleObject\n-\nadd: uidNumber\nuidNumber: 0\n\ndn: ${userDn(2)}\nchangetype: modify\nreplace: description\n`);
     assert.equal(setUp.code, 0, setUp.stderr);
   });
   after(async () => { await server?.stop(); });

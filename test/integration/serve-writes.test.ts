@@ -99,7 +99,7 @@ describe('leveldap serve: writes with the OpenLDAP clients', { skip }, () => {
       const dn = userDn(2);
       const before = await read(dn, 'cn', 'createTimestamp', 'entryUUID');
       const result = await modify(dn, 'replace: cn', 'cn: Bob Builder', '-', 'add: title', 'title: one', 'title: two',
-        '-', 'delete: title', 'title: one', '-', 'add: uidNumber', 'uidNumber: 500');
+        '-', 'delete: title', 'title: one', '-', 'add: objectClass', 'objectClass: extensibleObject', '-', 'add: uidNumber', 'uidNumber: 500');
       assert.equal(result.code, 0, result.stderr);
       const after = await read(dn, 'cn', 'title', 'uidNumber', 'modifiersName', 'createTimestamp', 'entryUUID');
       assert.deepEqual(valuesOf(after!, 'cn'), ['Bob Builder']);
@@ -112,7 +112,7 @@ describe('leveldap serve: writes with the OpenLDAP clients', { skip }, () => {
 
     test('increment (RFC 4525) adds to an INTEGER attribute', async () => {
       const dn = userDn(3);
-      assert.equal((await modify(dn, 'add: uidNumber', 'uidNumber: 41')).code, 0);
+      assert.equal((await modify(dn, 'add: objectClass', 'objectClass: extensibleObject', '-', 'add: uidNumber', 'uidNumber: 41')).code, 0);
       assert.equal((await modify(dn, 'increment: uidNumber', 'uidNumber: 1')).code, 0);
       assert.deepEqual(valuesOf((await read(dn, 'uidNumber'))!, 'uidNumber'), ['42']);
     });

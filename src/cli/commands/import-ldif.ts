@@ -5,15 +5,16 @@ import type { Readable } from 'node:stream';
 import type { Argv, CommandModule } from 'yargs';
 import { importLdif, type ImportProblem } from '../../ldif/index.js';
 import { checkPolicy, policyParams, resolveDefaultScheme } from '../../policy/index.js';
+import { installSchemaFiles, withSchemaFileOption, type SchemaOptions } from '../options/schema.js';
 import { DirectoryStore } from '../../store/index.js';
 import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../options/data.js';
 import { CliError } from '../support/errors.js';
-import { policyFromOptions, withPolicyFileOption, type PolicyFileOption } from '../options/policy.js';
+import { policyFromOptions, schemaFilesOf, withPolicyFileOption, type PolicyFileOption } from '../options/policy.js';
 import { createProgress, type Progress } from '../support/progress.js';
 import { registryFromOptions, schemeParams, withParamOption, withSchemeOptions, type ParamOption, type SchemeOptions } from '../options/schemes.js';
 import { errorCode } from '../../errors.js';
 
-interface ImportArgs extends SchemeOptions, DataOptions, PolicyFileOption, ParamOption {
+interface ImportArgs extends SchemeOptions, DataOptions, PolicyFileOption, ParamOption, SchemaOptions {
   file: string;
   scheme?: string;
   iterations?: number;
@@ -22,10 +23,11 @@ interface ImportArgs extends SchemeOptions, DataOptions, PolicyFileOption, Param
   'admin-dn': string;
   suffix?: string[];
   compact: boolean;
+  'schema-check': boolean;
 }
 
 function builder(yargs: Argv): Argv<ImportArgs> {
-  return withParamOption(withPolicyFileOption(withDataOption(withSchemeOptions(yargs))))
+  return withSchemaFileOption(withParamOption(withPolicyFileOption(withDataOption(withSchemeOptions(yargs)))))
     .positional('file', { type: 'string', demandOption: true, describe: 'LDIF file, or - for standard input' })
     .option('scheme', { type: 'string', requiresArg: true, describe: 'hash plain-text userPassword values with this scheme (default: the policy\'s import scheme, PBKDF2-SHA256)' })
     .option('iterations', { type: 'number', requiresArg: true, describe: 'iterations for the import scheme (default: the policy\'s defaultIterations, else the scheme\'s)' })
@@ -33,6 +35,7 @@ function builder(yargs: Argv): Argv<ImportArgs> {
     .option('allow-clear', { type: 'boolean', default: false, describe: 'allow --scheme CLEAR (passwords stored in clear)' })
     .option('admin-dn', { type: 'string', default: DEFAULT_ADMIN_DN, describe: 'creatorsName of imported entries that lack one' })
     .option('suffix', { type: 'string', array: true, requiresArg: true, describe: 'an entry without a parent that may start a naming context (repeatable)' })
+    .option('schema-check', { type: 'boolean', default: true, describe: 'check every entry against the schema (--no-schema-check: load data from a directory with a laxer past, as slapadd -s)' })
     .option('compact', { type: 'boolean', default: true, describe: 'compact the database after the load (--no-compact: leave it to LevelDB)' }) as Argv<ImportArgs>;
 }
 
@@ -78,6 +81,7 @@ function report(imported: number, skipped: number, started: number): string {
 }
 
 async function handler(args: ImportArgs): Promise<void> {
+  installSchemaFiles([...(await schemaFilesOf(args.config)), ...(args.schema ?? [])]);
   const registry = await registryFromOptions(args);
   const policy = await policyFromOptions({ config: args.config });
   checkPolicy(registry, policy);
@@ -93,6 +97,7 @@ async function handler(args: ImportArgs): Promise<void> {
   try {
     const result = await importLdif(store, counted(input, progress), {
       hash: { registry, scheme, params }, continueOnError: args['continue-on-error'], actor: args['admin-dn'], suffixes: args.suffix,
+      schemaCheck: args['schema-check'],
       onEntry: () => { imported += 1; progress.entry(); },
       onSkip: (problem: ImportProblem) => process.stderr.write(`leveldap: skipped ${problem.message}\n`),
     });

@@ -7,14 +7,15 @@ import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../options/d
 import { CliError } from '../support/errors.js';
 import { readPassword } from '../support/password-input.js';
 import { limitsFromOptions, withLimitOptions } from '../options/limits.js';
-import { policyFromOptions, withPolicyOptions, type PolicyOptions } from '../options/policy.js';
+import { policyFromOptions, schemaFilesOf, withPolicyOptions, type PolicyOptions } from '../options/policy.js';
+import { installSchemaFiles, withSchemaFileOption, type SchemaOptions } from '../options/schema.js';
 import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../options/schemes.js';
 import { tlsConfig, withTlsOptions, type TlsOptions } from '../options/tls.js';
 
 /** More threads than this gains nothing but memory on any machine we know of. */
 const MAX_THREADS = 64;
 
-interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOptions {
+interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOptions, SchemaOptions {
   host: string;
   port: number;
   'base-dn': string;
@@ -28,7 +29,7 @@ interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOption
 }
 
 function builder(yargs: Argv): Argv<ServeArgs> {
-  return withLimitOptions(withPolicyOptions(withTlsOptions(withDataOption(withSchemeOptions(yargs)))))
+  return withSchemaFileOption(withLimitOptions(withPolicyOptions(withTlsOptions(withDataOption(withSchemeOptions(yargs))))))
     .option('host', { type: 'string', default: '127.0.0.1', requiresArg: true, describe: 'address to listen on' })
     .option('port', { type: 'number', default: 1389, requiresArg: true, describe: 'LDAP port (0: any free port)' })
     .option('base-dn', { type: 'string', default: 'dc=example,dc=com', requiresArg: true, describe: 'naming context announced in the root DSE' })
@@ -65,12 +66,14 @@ async function handler(args: ServeArgs): Promise<void> {
   const { threads } = args;
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS)) throw new CliError(`--threads ${Number.isNaN(threads) ? 'needs a number' : threads}: a whole number from 1 to ${MAX_THREADS}`);
   limitHeapGrowth();
+  const schemaFiles = [...(await schemaFilesOf(args.config)), ...(args.schema ?? [])];
+  installSchemaFiles(schemaFiles);
   const registry = await registryFromOptions(args);
   const tls = await tlsConfig(args);
   const policy = await policyFromOptions(args);
   const started = await startServer({
     dataDir: args.data, cacheMb: args['cache-mb'], registry, defaultScheme: policy.defaultScheme, policy, allowClearDefault: args['allow-clear-default'],
-    adminPassword: await adminPassword(args), logLevel: args['log-level'], ...(threads !== undefined && { threads }),
+    adminPassword: await adminPassword(args), logLevel: args['log-level'], schemaFiles, ...(threads !== undefined && { threads }),
     config: {
       host: args.host, port: args.port, baseDn: args['base-dn'], adminDn: args['admin-dn'], anonymousRead: args['anonymous-read'],
       limits: limitsFromOptions(args),

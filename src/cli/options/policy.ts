@@ -8,6 +8,7 @@
 import { readFile } from 'node:fs/promises';
 import type { Argv, Options } from 'yargs';
 import { DEFAULT_POLICY, POLICY_SETTINGS, flagOf, settingProblem, type PasswordPolicy, type PolicySetting } from '../../policy/index.js';
+import { dirname, resolve } from 'node:path';
 import { CliError } from '../support/errors.js';
 import { parseParams } from './schemes.js';
 import { errorMessage, errorCode } from '../../errors.js';
@@ -70,12 +71,28 @@ async function readJson(file: string): Promise<unknown> {
   }
 }
 
+/** Keys of the config file that are not password policy: the schema files serve loads (--schema). */
+const SERVER_KEYS = new Set(['schema']);
+
+/** The "schema" key of a config file: the files, relative to the config file's folder. */
+export async function schemaFilesOf(file: string | undefined): Promise<string[]> {
+  if (file === undefined) return [];
+  const data = await readJson(file);
+  const files = isObject(data) ? data.schema : undefined;
+  if (files === undefined) return [];
+  if (!Array.isArray(files) || !files.every((item) => typeof item === 'string' && item !== '')) {
+    throw new CliError(`--config ${file}: "schema" must be a list of schema file paths, not ${JSON.stringify(files)}`);
+  }
+  return files.map((item) => resolve(dirname(file), item));
+}
+
 /** The settings a config file gives, checked. */
 export async function readPolicyFile(file: string): Promise<Partial<PasswordPolicy>> {
   const data = await readJson(file);
   if (!isObject(data)) throw new CliError(`--config ${file}: expected a JSON object of password policy settings`);
   const settings: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(data)) {
+    if (SERVER_KEYS.has(key)) continue;
     const setting = POLICY_SETTINGS.find((candidate) => candidate.key === key);
     if (!setting) throw unknownKey(file, key);
     const problem = settingProblem(setting, value);

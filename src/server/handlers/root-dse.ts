@@ -2,21 +2,19 @@
  * The root DSE (base "" scope base): what this server is and supports. Like OpenLDAP, its
  * attributes are operational: a plain request returns objectClass, `+` or names return the rest.
  */
-import { typeKey } from '../../store/index.js';
-import { ResultCode, encodeSearchEntry, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from '../../protocol/index.js';
-import { matches } from '../filter/index.js';
+import { SUBSCHEMA_DN, type Entry } from '../../store/index.js';
+import { MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from '../../protocol/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
-import { parseSelection } from '../attributes.js';
+import { answerWithEntry } from './single-entry.js';
 import { supportedExtensions } from './extended.js';
 import type { OperationContext, Reply } from '../context.js';
 
 /** RFC 3673: `+` returns all operational attributes. */
 const ALL_OPERATIONAL_ATTRIBUTES = '1.3.6.1.4.1.4203.1.5.1';
 
-
 const text = (...values: string[]) => values.map((value) => Buffer.from(value, 'utf8'));
 
-async function rootDseEntry(context: OperationContext) {
+async function rootDseEntry(context: OperationContext): Promise<Entry> {
   const { store, config, vendorVersion } = context.server;
   const contexts = new Set([...(await store.suffixes()), config.baseDn]);
   return {
@@ -30,23 +28,12 @@ async function rootDseEntry(context: OperationContext) {
       { name: 'supportedExtension', values: text(...supportedExtensions(config)) },
       { name: 'vendorName', values: text('leveldap') },
       { name: 'vendorVersion', values: text(vendorVersion) },
+      { name: 'subschemaSubentry', values: text(SUBSCHEMA_DN) },
     ],
   };
 }
 
-/** objectClass is a user attribute of the root DSE; the rest are operational. */
-function wanted(name: string, selection: ReturnType<typeof parseSelection>): boolean {
-  const key = typeKey(name);
-  if (selection.named.has(key)) return true;
-  return key === 'objectclass' ? selection.allUser : selection.allOperational;
-}
-
+/** objectClass is a user attribute of the root DSE; the rest are operational (their schema says so). */
 export async function rootDse(request: SearchRequest, context: OperationContext): Promise<Reply> {
-  const entry = await rootDseEntry(context);
-  if (matches(request.filter, entry) !== true) return { code: ResultCode.success, entries: 0 };
-  const selection = parseSelection(request.attributes);
-  const attributes = entry.attributes.filter((attribute) => wanted(attribute.name, selection))
-    .map((attribute) => (request.typesOnly ? { name: attribute.name, values: [] } : attribute));
-  await context.send(encodeSearchEntry(request.messageId, '', attributes));
-  return { code: ResultCode.success, entries: 1 };
+  return answerWithEntry(request, context, await rootDseEntry(context));
 }

@@ -4,7 +4,7 @@
  * selected per request, size and time limits (client's and server's), simple paged results,
  * and abandon.
  */
-import { normalizeDn, parseDn, type Entry } from '../../store/index.js';
+import { normalizeDn, parseDn, SUBSCHEMA_KEY, type Entry } from '../../store/index.js';
 import { ResultCode, encodeSearchEntry } from '../../protocol/index.js';
 import { filterTerms, indexHint, matches, mentionsAttribute } from '../filter/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
@@ -15,6 +15,7 @@ import { Abandoned } from '../errors.js';
 import { pagingOf, pagedReply, type Paging } from './search-paging.js';
 import type { Matched } from '../net/paged-searches.js';
 import { rootDse } from './root-dse.js';
+import { subschema } from './subschema.js';
 
 /** The smaller of the client's limit and the server's, 0 meaning none. */
 function effectiveLimit(client: number, server: number): number {
@@ -144,6 +145,7 @@ export async function search(request: SearchRequest, context: OperationContext):
   if (request.base === '' && request.scope === 'base') return rootDse(request, context);
   requireAccess(session, server.config, '', 'readEntry');
   const base = parseDn(request.base);
+  if (normalizeDn(base) === SUBSCHEMA_KEY) return subschema(request, context);
   if (base.length === 0) return { code: ResultCode.noSuchObject, message: 'search a naming context (see the root DSE)' };
   const selection = parseSelection(request.attributes);
   const limits = server.config.limits;

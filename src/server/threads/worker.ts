@@ -6,7 +6,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { pino, type Logger } from 'pino';
 import { registryFromRecipe } from '../../password/index.js';
-import { DirectoryStore } from '../../store/index.js';
+import { buildSchema, DirectoryStore, installSchema } from '../../store/index.js';
 import { buildContext, type ContextSeed } from '../build-context.js';
 import { slotOwner } from './supervisor.js';
 import { LOG_OPTIONS } from '../start.js';
@@ -40,6 +40,7 @@ function reviveSeed(seed: ContextSeed): ContextSeed {
 }
 
 async function serve(setup: ThreadSetup, relay: LogRelay, log: Logger): Promise<void> {
+  installSchema(buildSchema(setup.seed.schemaFiles)); // the same schema as the main thread's, before any entry is read
   const store = await DirectoryStore.open(setup.dataDir, {
     createIfMissing: false, cacheMb: setup.cacheMb, log,
     threads: { sharedLocks: setup.sharedLocks, writeGate: setup.writeGate, owner: slotOwner(setup.thread) },

@@ -82,7 +82,9 @@ describe('store writes', () => {
     await store.add(BASE, { allowNewSuffix: true, actor: 'cn=admin' });
     await store.add(PEOPLE, ADMIN);
     await store.add(entry(GROUPS_DN, { objectClass: 'organizationalUnit', ou: 'Groups' }), ADMIN);
-    for (let n = 0; n < 5; n += 1) await store.add(person(n, { uidNumber: String(1000 + n) }), ADMIN);
+    // uidNumber on an inetOrgPerson needs a class that allows it (writes are schema-checked)
+    const classes = ['top', 'person', 'organizationalPerson', 'inetOrgPerson', 'extensibleObject'];
+    for (let n = 0; n < 5; n += 1) await store.add(person(n, { objectClass: classes, uidNumber: String(1000 + n) }), ADMIN);
   });
 
   afterEach(async () => {

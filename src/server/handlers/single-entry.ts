@@ -1,0 +1,25 @@
+/**
+ * The answer to a base search of an entry the server makes rather than stores (the root DSE,
+ * cn=Subschema): the entry if it matches the filter, with its user attributes for '*' (or none
+ * named), its operational ones for '+', and any asked for by name.
+ */
+import { attributeType, typeKey, type Entry } from '../../store/index.js';
+import { ResultCode, encodeSearchEntry } from '../../protocol/index.js';
+import { matches } from '../filter/index.js';
+import type { SearchRequest } from '../../protocol/types.js';
+import { parseSelection, type Selection } from '../attributes.js';
+import type { OperationContext, Reply } from '../context.js';
+
+function wanted(name: string, selection: Selection): boolean {
+  if (selection.named.has(typeKey(name))) return true;
+  return attributeType(name).operational ? selection.allOperational : selection.allUser;
+}
+
+export async function answerWithEntry(request: SearchRequest, context: OperationContext, entry: Entry): Promise<Reply> {
+  if (matches(request.filter, entry) !== true) return { code: ResultCode.success, entries: 0 };
+  const selection = parseSelection(request.attributes);
+  const attributes = entry.attributes.filter((attribute) => wanted(attribute.name, selection))
+    .map((attribute) => (request.typesOnly ? { name: attribute.name, values: [] } : attribute));
+  await context.send(encodeSearchEntry(request.messageId, entry.dn, attributes));
+  return { code: ResultCode.success, entries: 1 };
+}

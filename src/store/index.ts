@@ -12,7 +12,12 @@ export { SharedSlots, fnv1a } from './mutex.js';
 export { WriteGate } from './write-gate.js';
 export type { StoreLog } from './recovery.js';
 export { generalizedTime, parseGeneralizedTime, isGeneralizedTime } from './time.js';
-export { addEntry, modifyEntry, updateEntry, deleteEntry, renameEntry, type WriteOptions, type AddEntryOptions, type ModifyOptions, type Rename } from './writes.js';
+export {
+  addEntry, modifyEntry, updateEntry, deleteEntry, renameEntry, DEFAULT_MAX_REFINT_GROUPS,
+  type WriteOptions, type AddEntryOptions, type ModifyOptions, type DeleteOptions, type RenameOptions, type Rename,
+} from './writes.js';
+export { DEFAULT_MAX_NESTED_GROUPS, type Group, type Walked } from './memberships.js';
+export { dnKey, normalizedDnOf } from './keys.js';
 export type { Modification } from './modification.js';
 export { currentSchema, installSchema, buildSchema } from './schema/installed.js';
 export { subschemaEntry, SUBSCHEMA_DN, SUBSCHEMA_KEY } from './schema/subschema.js';

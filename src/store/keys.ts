@@ -6,10 +6,19 @@
  *   c\0<parentKey>\0<rdn>              one-level index: the children of an entry (value: the child's dnKey)
  *   s\0<dnKey>                         naming contexts (entries added without a parent)
  *   i\0<attr>\0<valueKey>\0<dnKey>     equality index
+ *   g\0<groupKey>                      groups: every groupOfNames / groupOfUniqueNames entry (groups.ts)
+ *   r\0<memberKey>\0<groupKey>         memberships, member first: the groups naming an entry (value: the group's DN as written)
+ *   i\0memberof\0<valueKey>\0<memberKey>  memberships, group first: memberOf's equality index (valueKey: the group's normalized DN)
  *
  * A dnKey is the normalized RDNs in reverse order joined by \x01, so an entry's subtree is the
  * key range [dnKey, dnKey + \x02): the entry itself and every key continuing with \x01.
  * Normalized RDNs never hold control characters (dn.ts escapes them).
+ *
+ * memberOf is never stored in an entry: the g, r and memberof keys are derived from the group
+ * entries alone (each member value of a group gives one r key and one memberof key), written and
+ * removed in the same batch as the group, like its index keys, so they cannot drift from the
+ * groups. A search reads an entry's memberOf from its r range, and `(memberOf=G)` from G's
+ * memberof range; a member DN need not name an existing entry.
  */
 import { createHash } from 'node:crypto';
 import type { Dn } from './dn.js';
@@ -91,6 +100,47 @@ export function dnKeyOfIndexKey(indexKey: string): string {
 /** Is `key` the entry `base` or below it? */
 export function inSubtree(key: string, base: string): boolean {
   return base === '' || key === base || key.startsWith(base + RDN_SEPARATOR);
+}
+
+/** The normalized DN of a dnKey (`normalizeDn` of the same DN): the RDNs back in order, joined by commas. */
+export function normalizedDnOf(key: string): string {
+  return key === '' ? '' : key.split(RDN_SEPARATOR).reverse().join(',');
+}
+
+/** The g\0 key of a group entry. */
+export const groupKey = (key: string): string => `g${SEPARATOR}${key}`;
+
+/** Every g\0 key: the groups. */
+export function groupsRange(): { gte: string; lt: string } {
+  return prefixRange(`g${SEPARATOR}`);
+}
+
+/** The r\0 key saying that the group `group` names the entry `member`. */
+export function membershipKey(member: string, group: string): string {
+  return `r${SEPARATOR}${member}${SEPARATOR}${group}`;
+}
+
+/** The r\0 keys of the groups naming the entry `member`. */
+export function membershipsRange(member: string): { gte: string; lt: string } {
+  return prefixRange(`r${SEPARATOR}${member}${SEPARATOR}`);
+}
+
+/** The group's dnKey in an r\0 key (after its second \0). */
+export function groupOfMembershipKey(key: string): string {
+  return key.slice(key.indexOf(SEPARATOR, 2) + 1);
+}
+
+/** memberOf's equality index: the attribute the memberof keys are filed under. */
+export const MEMBER_OF = 'memberof';
+
+/** The memberof key saying that the group `group` names the entry `member`. */
+export function memberOfKey(group: string, member: string): string {
+  return equalityKey(MEMBER_OF, normalizedDnOf(group), member);
+}
+
+/** The memberof keys of the group `group`: one per member, in the members' dnKey order. */
+export function membersRange(group: string): { gte: string; lt: string } {
+  return equalityRange(MEMBER_OF, normalizedDnOf(group));
 }
 
 /** The naming contexts' keys: every s\0 key. */

@@ -1,6 +1,7 @@
 /**
  * The directory store: entries in one LevelDB database, keyed by normalized DN (keys.ts), with
- * equality indexes (which answer presence too) written in the same atomic batch as the entry.
+ * equality indexes (which answer presence too) and a group's membership keys (groups.ts) written
+ * in the same atomic batch as the entry.
  */
 import { existsSync } from 'node:fs';
 import { Level } from 'level';
@@ -8,6 +9,7 @@ import { formatDn, parseDn, type Dn, type Rdn } from './dn.js';
 import { decodeEntry, decodeValues, encodeEntry } from './codec.js';
 import { values, type Entry } from './entry.js';
 import { DirectoryError, StoreError } from './errors.js';
+import { membershipRecords, withoutMemberOf } from './groups.js';
 import { DEFAULT_INDEXES, indexKeys, normalizeIndexList } from './indexes.js';
 import {
   ancestorKeys, childKey, childrenRange, dnKey, dnKeyOfIndexKey, entryKey, equalityRange, inSubtree, metaKey, presenceRange,
@@ -15,23 +17,31 @@ import {
   subtreeRange, suffixKey, ALL_KEYS, isDirectChild, suffixesRange,
 } from './keys.js';
 import { normalizeRdn, normalizeValue } from './normalize.js';
+import { Memberships } from './memberships.js';
 import { KeyedMutex, SharedSlots } from './mutex.js';
 import { withCreationAttributes } from './operational.js';
 import { WriteRecovery, type RecoveryDb, type StoreLog } from './recovery.js';
 import { typeKey } from './schema.js';
+import { upgradeToFormat2 } from './upgrade.js';
 import { checkEntry } from './validate.js';
 import { FULL, WriteGate, type Pass } from './write-gate.js';
 import { errorCode, errorMessage, asError } from '../errors.js';
 
-/** The on-disk layout this code reads and writes. */
-export const STORE_FORMAT = '1';
+/** The on-disk layout this code reads and writes (2: with the group keys; a format-1 database is upgraded on open, upgrade.ts). */
+export const STORE_FORMAT = '2';
 
 export type Scope = 'base' | 'one' | 'sub';
 
-/** A search term the store can answer from an index instead of scanning. */
+/**
+ * A search term the store can answer from an index instead of scanning: an equality or presence
+ * on an indexed attribute; the members of groups (dnKeys: memberOf, through nesting or not);
+ * or a known set of entries (dnKeys).
+ */
 export type IndexHint =
   | { readonly equality: { readonly attribute: string; readonly value: Buffer } }
-  | { readonly present: string };
+  | { readonly present: string }
+  | { readonly membersOf: readonly string[] }
+  | { readonly entries: readonly string[] };
 
 export interface OpenOptions {
   readonly createIfMissing?: boolean;
@@ -130,6 +140,8 @@ export class DirectoryStore {
   readonly locks: KeyedMutex;
   /** Which writes may be acknowledged (shared by every thread of the process). */
   readonly gate: WriteGate;
+  /** Group memberships, read from the keys group writes keep (memberships.ts). */
+  readonly memberships: Memberships;
   private readonly recovery: WriteRecovery;
 
   private constructor(private readonly db: Db, dir: string, readonly indexed: ReadonlySet<string>, options: OpenOptions) {
@@ -137,13 +149,14 @@ export class DirectoryStore {
     this.locks = new KeyedMutex(threads && new SharedSlots(threads.sharedLocks, threads.owner));
     this.gate = threads ? new WriteGate(threads.writeGate, threads.owner) : new WriteGate();
     this.recovery = new WriteRecovery(db as unknown as RecoveryDb, dir, this.gate, options.log);
+    this.memberships = new Memberships(db);
   }
 
   /** Opens (or creates) the database in `dir`; refuses unknown formats and databases in use. */
   static async open(dir: string, options: OpenOptions = {}): Promise<DirectoryStore> {
     const db = await openLevel(dir, options.createIfMissing ?? true, options.cacheMb ?? DEFAULT_CACHE_MB, options.threads !== undefined);
     try {
-      const indexes = await DirectoryStore.checkFormat(db, dir, options.indexes ?? DEFAULT_INDEXES);
+      const indexes = await DirectoryStore.checkFormat(db, dir, options.indexes ?? DEFAULT_INDEXES, options.log);
       return new DirectoryStore(db, dir, new Set(indexes), options);
     } catch (error) {
       await db.close();
@@ -151,7 +164,7 @@ export class DirectoryStore {
     }
   }
 
-  private static async checkFormat(db: Db, dir: string, wantedIndexes: readonly string[]): Promise<string[]> {
+  private static async checkFormat(db: Db, dir: string, wantedIndexes: readonly string[], log?: StoreLog): Promise<string[]> {
     const format = (await db.get(metaKey('format')))?.toString();
     if (format === undefined) {
       for await (const _key of db.keys({ limit: 1 })) throw new StoreError(`${dir} is not a leveldap database`);
@@ -162,7 +175,10 @@ export class DirectoryStore {
       ], { sync: true });
       return indexes;
     }
-    if (format !== STORE_FORMAT) {
+    if (format === '1') {
+      const groups = await upgradeToFormat2(db, STORE_FORMAT);
+      log?.info({ data: dir, groups }, 'the database was upgraded from store format 1 to 2: group memberships are indexed (memberOf)');
+    } else if (format !== STORE_FORMAT) {
       throw new StoreError(`${dir} has store format ${format}; this leveldap reads format ${STORE_FORMAT}`);
     }
     return JSON.parse((await db.get(metaKey('indexes')))?.toString() ?? '[]') as string[];
@@ -234,6 +250,14 @@ export class DirectoryStore {
     return decodeEntry(record);
   }
 
+  /** The entries at these dnKeys (undefined where there is none), in one read. */
+  async getManyByKey(keys: readonly string[]): Promise<(Entry | undefined)[]> {
+    if (keys.length === 0) return [];
+    const records = await this.db.getMany(keys.map(entryKey));
+    this.stats.entriesRead += records.filter((record) => record !== undefined).length;
+    return records.map((record) => (record === undefined ? undefined : decodeEntry(record)));
+  }
+
   async hasChildren(dn: string | Dn): Promise<boolean> {
     const key = dnKey(typeof dn === 'string' ? parseDn(dn) : dn);
     for await (const _child of this.db.keys({ ...childrenRange(key), limit: 1 })) return true;
@@ -259,9 +283,10 @@ export class DirectoryStore {
     const [key, parentKey = ''] = keys as [string, string?];
     if (exists(key)) throw new DirectoryError('entryAlreadyExists', `entry ${entry.dn} already exists`);
     const newSuffix = this.needsNewSuffix(dn, keys, options, exists);
-    const stored = withCreationAttributes(entry, options.actor ?? '');
+    const stored = withCreationAttributes(withoutMemberOf(entry), options.actor ?? '');
     const ops = placementOps(key, parentKey, dn[0]!, stored);
     for (const indexKey of indexKeys(stored, key, this.indexed)) ops.push(put(indexKey));
+    for (const [derived, value] of membershipRecords(stored, key)) ops.push(put(derived, value));
     if (newSuffix) ops.push(put(suffixKey(key)));
     return { key, ops, newSuffix };
   }
@@ -355,6 +380,10 @@ export class DirectoryStore {
       if (entry) yield entry;
       return;
     }
+    if (hint && ('membersOf' in hint || 'entries' in hint)) {
+      yield* this.known('membersOf' in hint ? this.memberships.members(hint.membersOf) : hint.entries, baseKey, scope);
+      return;
+    }
     const attribute = hint && typeKey('present' in hint ? hint.present : hint.equality.attribute);
     if (!hint || !attribute || !this.indexed.has(attribute) || ('present' in hint && attribute === 'objectclass')) {
       yield* scope === 'one' ? this.children(baseKey) : this.subtree(baseKey);
@@ -368,6 +397,16 @@ export class DirectoryStore {
       if (!this.inScope(key, baseKey, scope)) continue;
       const entry = await this.getByKey(key);
       if (entry && ('equality' in hint || isFirstValue(entry, attribute, valueKeyOfIndexKey(indexKey, attribute)))) yield entry;
+    }
+  }
+
+  /** The entries of these dnKeys that exist and are in scope (a member DN need not name an entry). */
+  private async *known(keys: Iterable<string> | AsyncIterable<string>, baseKey: string, scope: Scope): AsyncGenerator<Entry> {
+    for await (const key of keys) {
+      this.stats.indexKeysRead += 1;
+      if (!this.inScope(key, baseKey, scope)) continue;
+      const entry = await this.getByKey(key);
+      if (entry) yield entry;
     }
   }
 

@@ -2,17 +2,25 @@
  * The online write path: add (as a client asks for it), modify, delete and rename (modify DN).
  * Each write takes the locks of the entries it reads and changes (a per-entry mutex, mutex.ts),
  * checks against what is stored, and writes the entry record, one-level index, naming context,
- * index keys and operational attributes in one atomic LevelDB batch, synced to disk before it
- * resolves: an acknowledged write survives a crash.
+ * index keys, a group's membership keys (groups.ts) and operational attributes in one atomic
+ * LevelDB batch, synced to disk before it resolves: an acknowledged write survives a crash.
+ *
+ * Referential integrity (as OpenLDAP's refint overlay, for group members): deleting an entry
+ * removes it from every group naming it, renaming it rewrites those values, in the same batch.
+ * At most `maxRefintGroups` groups per operation; past that it is refused (adminLimitExceeded).
  *
  * Locks: add takes the entry and its parent (a delete of the parent takes the parent); modify
  * and delete take the entry; rename takes the entry, its new name and its new parent. So a
- * child cannot be added under a parent being deleted or renamed, and no update is lost.
+ * child cannot be added under a parent being deleted or renamed, and no update is lost. Delete
+ * and rename also take the groups naming the entry (read first, each group read again under
+ * the locks): a group that starts naming the entry meanwhile is left naming the old DN, as if
+ * its write came after, which is allowed (a member DN need not exist).
  */
 import { formatDn, parseDn, type Dn, type Rdn } from './dn.js';
 import { groupAttributes, type Entry } from './entry.js';
 import { DirectoryError } from './errors.js';
 import { indexKeys } from './indexes.js';
+import { membershipChanges, withMemberRenamed, withoutMember } from './groups.js';
 import { ancestorKeys, entryKey, inSubtree, suffixKey } from './keys.js';
 import { encodeEntry } from './codec.js';
 import { applyModifications, renamed, withRdnValues, type Modification } from './modification.js';
@@ -38,6 +46,22 @@ export interface ModifyOptions extends WriteOptions {
   readonly check?: (entry: Entry) => void | Promise<void>;
   /** Runs on the entry the changes give, under the lock, before it is written (e.g. a cap on its values). */
   readonly checkResult?: (entry: Entry) => void;
+}
+
+/** Groups one delete or rename may update for referential integrity: serve's --max-refint-groups default. */
+export const DEFAULT_MAX_REFINT_GROUPS = 1000;
+
+export interface DeleteOptions {
+  /** modifiersName of the groups referential integrity changes (else theirs are kept). */
+  readonly actor?: string;
+  /** Acknowledge only once the write is on disk (fsync). Default true. */
+  readonly sync?: boolean;
+  /** Groups naming the entry that may be updated (0: no limit; DEFAULT_MAX_REFINT_GROUPS unless given). */
+  readonly maxRefintGroups?: number;
+}
+
+export interface RenameOptions extends WriteOptions {
+  readonly maxRefintGroups?: number;
 }
 
 export interface Rename {
@@ -111,40 +135,84 @@ function modified(before: Entry, modifications: readonly Modification[]): Entry 
   return changed;
 }
 
-/** Stores an entry in place of its old version, index keys updated, in one batch. */
-async function rewrite(store: DirectoryStore, key: string, before: Entry, after: Entry, sync: boolean): Promise<void> {
-  await store.write([put(entryKey(key), encodeEntry(after)), ...indexChanges(store, key, before, key, after)], sync);
+/** The record, index keys and membership keys of an entry stored at `key` in place of its old version. */
+function rewriteOps(store: DirectoryStore, key: string, before: Entry, after: Entry): BatchOp[] {
+  return [put(entryKey(key), encodeEntry(after)), ...indexChanges(store, key, before, key, after), ...membershipChanges(before, key, after, key)];
 }
 
-/** Deletes a leaf entry (a parent: notAllowedOnNonLeaf). */
-export async function deleteEntry(store: DirectoryStore, dn: Dn, options: { readonly sync?: boolean } = {}): Promise<void> {
+/** Stores an entry in place of its old version, index and membership keys updated, in one batch. */
+async function rewrite(store: DirectoryStore, key: string, before: Entry, after: Entry, sync: boolean): Promise<void> {
+  await store.write(rewriteOps(store, key, before, after), sync);
+}
+
+/**
+ * The groups naming the entry `key` (their dnKeys), read before the locks are taken; refused
+ * with adminLimitExceeded when more than `limit` (0: no limit) would have to be updated.
+ */
+async function namingGroups(store: DirectoryStore, dn: Dn, key: string, limit: number): Promise<string[]> {
+  const groups = (await store.memberships.direct(key)).map((group) => group.key);
+  if (limit > 0 && groups.length > limit) {
+    throw new DirectoryError('adminLimitExceeded',
+      `${formatDn(dn)} is a member of ${groups.length} groups; a delete or rename updates at most ${limit} for referential integrity (--max-refint-groups)`);
+  }
+  return groups;
+}
+
+/**
+ * Under the groups' locks: each group read again and changed by `change` (the same entry: left
+ * alone), its record, index keys and membership keys rewritten, modifiersName the actor's.
+ */
+async function groupUpdates(store: DirectoryStore, groups: readonly string[], change: (group: Entry) => Entry, actor: string | undefined): Promise<BatchOp[]> {
+  const ops: BatchOp[] = [];
+  const stored = await store.getManyByKey(groups);
+  groups.forEach((key, i) => {
+    const before = stored[i];
+    const changed = before && change(before);
+    if (!before || !changed || changed === before) return;
+    ops.push(...rewriteOps(store, key, before, actor === undefined ? changed : withModificationAttributes(changed, actor)));
+  });
+  return ops;
+}
+
+/** Deletes a leaf entry (a parent: notAllowedOnNonLeaf), and removes it from the groups naming it. */
+export async function deleteEntry(store: DirectoryStore, dn: Dn, options: DeleteOptions = {}): Promise<void> {
   const [key, parentKey] = keysOf(dn);
-  await store.locks.run([key], async () => {
+  const groups = await namingGroups(store, dn, key, options.maxRefintGroups ?? DEFAULT_MAX_REFINT_GROUPS);
+  await store.locks.run([key, ...groups], async () => {
     const entry = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
     if (await store.hasChildren(dn)) throw new DirectoryError('notAllowedOnNonLeaf', 'subordinate objects must be deleted first');
-    const ops = [...removalOps(key, parentKey, dn[0]!), del(suffixKey(key))];
+    const ops = [...removalOps(key, parentKey, dn[0]!), del(suffixKey(key)), ...membershipChanges(entry, key, undefined, key)];
     for (const indexKey of indexKeys(entry, key, store.indexed)) ops.push(del(indexKey));
+    ops.push(...await groupUpdates(store, groups, (group) => withoutMember(group, key), options.actor));
     await store.write(ops, options.sync ?? true);
   });
 }
 
-/** Renames a leaf entry, and moves it under `newSuperior` when given; returns the entry as stored. */
-export async function renameEntry(store: DirectoryStore, dn: Dn, rename: Rename, options: WriteOptions): Promise<Entry> {
+/**
+ * Renames a leaf entry, and moves it under `newSuperior` when given, rewriting the values of
+ * the groups naming it; returns the entry as stored.
+ */
+export async function renameEntry(store: DirectoryStore, dn: Dn, rename: Rename, options: RenameOptions): Promise<Entry> {
   for (const ava of rename.newRdn) checkWritableAttribute(ava.type);
   const parent = rename.newSuperior ?? dn.slice(1);
   const newDn = [rename.newRdn, ...parent];
   const [oldKey, oldParentKey] = keysOf(dn);
   const [newKey, newParentKey] = keysOf(newDn);
-  return store.locks.run([oldKey, newKey, newParentKey], async () => {
+  const groups = await namingGroups(store, dn, oldKey, options.maxRefintGroups ?? DEFAULT_MAX_REFINT_GROUPS);
+  return store.locks.run([oldKey, newKey, newParentKey, ...groups], async () => {
     const before = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
     await checkRename(store, { dn, oldKey, oldParentKey, parent, newParentKey, newDn, newKey });
-    const after = withModificationAttributes(renamed(before, parseDn(before.dn), newDn, rename.deleteOldRdn), options.actor);
+    const moved = renamed(before, parseDn(before.dn), newDn, rename.deleteOldRdn);
+    // A group naming itself names its new DN.
+    const after = withModificationAttributes(withMemberRenamed(moved, oldKey, newDn), options.actor);
     checkModifiedEntry(after, newDn);
     checkClientEntry(after, before);
     const ops = [
       ...removalOps(oldKey, oldParentKey, dn[0]!),
       ...indexChanges(store, oldKey, before, newKey, after),
+      ...membershipChanges(before, oldKey, after, newKey),
       ...placementOps(newKey, newParentKey, rename.newRdn, after),
+      ...await groupUpdates(store, groups.filter((group) => group !== oldKey), (group) => withMemberRenamed(group, oldKey, newDn), options.actor),
     ];
     await store.write(ops, options.sync ?? true);
     return after;

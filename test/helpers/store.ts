@@ -1,8 +1,13 @@
-/** Temporary databases and small entries for store tests. */
+/** Temporary databases, small entries and a consistency check of the raw keys, for store tests. */
+import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Level } from 'level';
 import type { Entry } from '../../src/store/index.js';
+import { decodeEntry } from '../../src/store/codec.js';
+import { membershipRecords } from '../../src/store/groups.js';
+import { indexKeys } from '../../src/store/indexes.js';
 
 export async function tempDir(prefix = 'leveldap-store-'): Promise<{ path: string; remove: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));
@@ -25,4 +30,40 @@ export function person(n: number, extra: Record<string, string | string[]> = {})
     objectClass: ['top', 'person', 'organizationalPerson', 'inetOrgPerson'],
     uid: `user.${n}`, cn: `User ${n}`, sn: `Number ${n % 10}`, mail: `user.${n}@example.com`, ...extra,
   });
+}
+
+/**
+ * Reads every key of a closed database and checks that the index keys, the group membership
+ * keys (with their values) and one-level keys are exactly those the stored entries call for:
+ * nothing stale, nothing missing.
+ */
+export async function assertConsistent(path: string, indexed: ReadonlySet<string>): Promise<void> {
+  const db = new Level<string, Buffer>(path, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
+  const expectedIndex = new Set<string>();
+  const entryKeys = new Set<string>();
+  const indexFound = new Set<string>();
+  const derivedExpected = new Map<string, string>();
+  const derivedFound = new Map<string, string>();
+  const children: [string, string][] = [];
+  for await (const [key, value] of db.iterator()) {
+    if (key.startsWith('e\0')) {
+      entryKeys.add(key.slice(2));
+      for (const indexKey of indexKeys(decodeEntry(value), key.slice(2), indexed)) expectedIndex.add(indexKey);
+      for (const [derived, held] of membershipRecords(decodeEntry(value), key.slice(2))) derivedExpected.set(derived, held.toString());
+    } else if (key.startsWith('i\0memberof\0') || key.startsWith('g\0') || key.startsWith('r\0')) {
+      derivedFound.set(key, value.toString());
+    } else if (key.startsWith('i\0')) {
+      indexFound.add(key);
+    } else if (key.startsWith('c\0')) {
+      children.push([key, value.toString()]);
+    }
+  }
+  await db.close();
+  assert.deepEqual([...indexFound].sort(), [...expectedIndex].sort(), 'index keys are exactly those of the stored entries');
+  assert.deepEqual([...derivedFound].sort(), [...derivedExpected].sort(), 'membership keys are exactly those of the stored groups');
+  for (const [key, child] of children) assert.ok(entryKeys.has(child), `one-level key ${JSON.stringify(key)} names a stored entry`);
+  const childTargets = new Set(children.map(([, child]) => child));
+  for (const key of entryKeys) {
+    if (key.includes('\x01dc=example\x01')) assert.ok(childTargets.has(key), `entry ${JSON.stringify(key)} is listed under its parent`);
+  }
 }

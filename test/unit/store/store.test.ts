@@ -121,7 +121,7 @@ describe('DirectoryStore: the database itself', () => {
     const raw = new Level<string, string>(dir.path);
     await raw.put('m\x00format', '99');
     await raw.close();
-    await assert.rejects(DirectoryStore.open(dir.path), /has store format 99; this leveldap reads format 1/);
+    await assert.rejects(DirectoryStore.open(dir.path), /has store format 99; this leveldap reads format 2/);
     const other = await tempDir();
     const foreign = new Level<string, string>(other.path);
     await foreign.put('something', 'else');

@@ -6,16 +6,13 @@
  */
 import { test, describe, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { Level } from 'level';
 import {
   addEntry, deleteEntry, modifyEntry, parseDn, renameEntry, values, DirectoryError, DirectoryStore,
   type Entry, type IndexHint, type Modification, type Scope,
 } from '../../../src/store/index.js';
-import { decodeEntry } from '../../../src/store/codec.js';
-import { indexKeys } from '../../../src/store/indexes.js';
 import { KeyedMutex, SharedSlots, slotOf } from '../../../src/store/mutex.js';
 import { Worker } from 'node:worker_threads';
-import { BASE, PEOPLE, entry, person, tempDir } from '../../helpers/store.js';
+import { BASE, PEOPLE, assertConsistent, entry, person, tempDir } from '../../helpers/store.js';
 
 const PEOPLE_DN = 'ou=People,dc=example,dc=com';
 const GROUPS_DN = 'ou=Groups,dc=example,dc=com';
@@ -42,35 +39,6 @@ async function dns(store: DirectoryStore, base: string, scope: Scope, hint?: Ind
 
 const byCn = (value: string): IndexHint => ({ equality: { attribute: 'cn', value: Buffer.from(value) } });
 const byUid = (value: string): IndexHint => ({ equality: { attribute: 'uid', value: Buffer.from(value) } });
-
-/**
- * Reads every key of a closed database and checks that the index keys and one-level keys are
- * exactly those the stored entries call for: nothing stale, nothing missing.
- */
-async function assertConsistent(path: string, indexed: ReadonlySet<string>): Promise<void> {
-  const db = new Level<string, Buffer>(path, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
-  const expectedIndex = new Set<string>();
-  const entryKeys = new Set<string>();
-  const indexFound = new Set<string>();
-  const children: [string, string][] = [];
-  for await (const [key, value] of db.iterator()) {
-    if (key.startsWith('e\0')) {
-      entryKeys.add(key.slice(2));
-      for (const indexKey of indexKeys(decodeEntry(value), key.slice(2), indexed)) expectedIndex.add(indexKey);
-    } else if (key.startsWith('i\0')) {
-      indexFound.add(key);
-    } else if (key.startsWith('c\0')) {
-      children.push([key, value.toString()]);
-    }
-  }
-  await db.close();
-  assert.deepEqual([...indexFound].sort(), [...expectedIndex].sort(), 'index keys are exactly those of the stored entries');
-  for (const [key, child] of children) assert.ok(entryKeys.has(child), `one-level key ${JSON.stringify(key)} names a stored entry`);
-  const childTargets = new Set(children.map(([, child]) => child));
-  for (const key of entryKeys) {
-    if (key.includes('\x01dc=example\x01')) assert.ok(childTargets.has(key), `entry ${JSON.stringify(key)} is listed under its parent`);
-  }
-}
 
 describe('store writes', () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;

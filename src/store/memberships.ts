@@ -1,0 +1,173 @@
+/**
+ * Reading group memberships from the keys groups.ts derives (keys.ts: g, r and memberof): the
+ * groups naming an entry, directly or through nested groups (a group that is a member of
+ * another); the groups below a group; the members of groups, as one sorted stream; and one
+ * membership probed synchronously, for the filter evaluator.
+ *
+ * A walk through nested groups visits each group once (so cycles end) and expands at most
+ * `maxGroups` groups (0: no limit); one that would expand more stops and says it is incomplete,
+ * and its caller decides (a filter refuses the search, memberOf values are cut short).
+ */
+import type { Level } from 'level';
+import {
+  dnKeyOfIndexKey, groupKey, groupOfMembershipKey, groupsRange, membersRange, membershipKey, membershipsRange,
+} from './keys.js';
+
+type Db = Level<string, Buffer>;
+
+/** A group naming an entry: its dnKey and its DN as written. */
+export interface Group {
+  readonly key: string;
+  readonly dn: string;
+}
+
+/** What a walk through nested groups found, and whether it got to the end. */
+export interface Walked<T> {
+  readonly found: T[];
+  readonly complete: boolean;
+}
+
+/** Groups one walk may expand when nobody says: serve's --max-nested-groups default. */
+export const DEFAULT_MAX_NESTED_GROUPS = 1000;
+
+export class Memberships {
+  constructor(private readonly db: Db) {}
+
+  /** The groups naming the entry `member` (its dnKey) in one of their member values, in dnKey order. */
+  async direct(member: string): Promise<Group[]> {
+    const groups: Group[] = [];
+    for await (const [key, dn] of this.db.iterator(membershipsRange(member))) groups.push({ key: groupOfMembershipKey(key), dn: dn.toString('utf8') });
+    return groups;
+  }
+
+  /**
+   * The groups of the entry `member`: those naming it, and with `nested` the groups naming
+   * those, and so on, nearest first; never the entry itself.
+   */
+  async groupsOf(member: string, nested: boolean, maxGroups: number): Promise<Walked<Group>> {
+    const found = await this.direct(member);
+    if (!nested) return { found, complete: true };
+    const seen = new Set([member, ...found.map((group) => group.key)]);
+    for (let next = 0; next < found.length; next += 1) {
+      if (maxGroups > 0 && next >= maxGroups) return { found, complete: false };
+      for (const group of await this.direct(found[next]!.key)) {
+        if (seen.has(group.key)) continue;
+        seen.add(group.key);
+        found.push(group);
+      }
+    }
+    return { found, complete: true };
+  }
+
+  /** The dnKeys of every group. */
+  async groups(): Promise<Set<string>> {
+    const keys = new Set<string>();
+    for await (const key of this.db.keys(groupsRange())) keys.add(key.slice(2));
+    return keys;
+  }
+
+  /** Whether the entry `key` is a group. */
+  isGroup(key: string): boolean {
+    return this.db.getSync(groupKey(key)) !== undefined;
+  }
+
+  /**
+   * The group `group` (a dnKey) and the groups among its members, theirs, and so on: every
+   * group whose members are members of `group` through nesting. The group itself comes first,
+   * even when it is not a group (it then has no members).
+   */
+  async groupsBelow(group: string, maxGroups: number): Promise<Walked<string>> {
+    const found = [group];
+    const all = await this.groups();
+    const seen = new Set(found);
+    for (let next = 0; next < found.length; next += 1) {
+      if (maxGroups > 0 && next >= maxGroups) return { found, complete: false };
+      for await (const key of this.db.keys(membersRange(found[next]!))) {
+        const member = dnKeyOfIndexKey(key);
+        if (!all.has(member) || seen.has(member)) continue;
+        seen.add(member);
+        found.push(member);
+      }
+    }
+    return { found, complete: true };
+  }
+
+  /** Does the group `group` name the entry `member` (dnKeys)? Read synchronously, for filters. */
+  isMember(member: string, group: string): boolean {
+    return this.db.getSync(membershipKey(member, group)) !== undefined;
+  }
+
+  /** The dnKeys of the direct members of any of `groups`, each once, in dnKey order (a merge of their memberof ranges). */
+  async *members(groups: readonly string[]): AsyncGenerator<string> {
+    const streams = groups.map((group) => this.db.keys(membersRange(group))[Symbol.asyncIterator]());
+    try {
+      const heads = new Heads();
+      for (const stream of streams) await heads.advance(stream);
+      let last: string | undefined;
+      for (let head = heads.pop(); head !== undefined; head = heads.pop()) {
+        if (head.key !== last) yield head.key;
+        last = head.key;
+        await heads.advance(head.stream);
+      }
+    } finally {
+      await Promise.all(streams.map((stream) => stream.return?.()));
+    }
+  }
+}
+
+const SURROGATE = /[\uD800-\uDFFF]/;
+
+/** LevelDB's order of keys (by UTF-8 bytes, so by code point), which UTF-16's `<` differs from past the BMP. */
+function precedes(a: string, b: string): boolean {
+  return SURROGATE.test(a) || SURROGATE.test(b) ? Buffer.compare(Buffer.from(a), Buffer.from(b)) < 0 : a < b;
+}
+
+interface Head {
+  readonly key: string;
+  readonly stream: AsyncIterator<string>;
+}
+
+/** A binary min-heap of the streams' next member dnKeys: the merge in `members`. */
+class Heads {
+  private readonly heap: Head[] = [];
+
+  /** Reads the stream's next key into the heap (nothing when it has ended). */
+  async advance(stream: AsyncIterator<string>): Promise<void> {
+    const next = await stream.next();
+    if (next.done) return;
+    this.heap.push({ key: dnKeyOfIndexKey(next.value), stream });
+    this.up(this.heap.length - 1);
+  }
+
+  pop(): Head | undefined {
+    const top = this.heap[0];
+    const last = this.heap.pop();
+    if (top !== undefined && last !== undefined && this.heap.length > 0) {
+      this.heap[0] = last;
+      this.down(0);
+    }
+    return top;
+  }
+
+  private less(a: number, b: number): boolean {
+    return precedes(this.heap[a]!.key, this.heap[b]!.key);
+  }
+
+  private swap(a: number, b: number): void {
+    [this.heap[a], this.heap[b]] = [this.heap[b]!, this.heap[a]!];
+  }
+
+  private up(index: number): void {
+    for (let i = index; i > 0 && this.less(i, (i - 1) >> 1); i = (i - 1) >> 1) this.swap(i, (i - 1) >> 1);
+  }
+
+  private down(index: number): void {
+    for (let i = index; ;) {
+      const left = 2 * i + 1;
+      const smallest = [left, left + 1].filter((child) => child < this.heap.length).reduce((best, child) => (this.less(child, best) ? child : best), i);
+      if (smallest === i) return;
+      this.swap(i, smallest);
+      i = smallest;
+    }
+  }
+}

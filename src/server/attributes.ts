@@ -1,7 +1,7 @@
 /**
  * Which attributes a search returns: `*` (all user attributes, also when none are named), `+`
  * (all operational ones), `1.1` (none), and names in any case, alias or OID. Computed
- * attributes (hasSubordinates, entryDN, subschemaSubentry) are added when asked for. Attributes the viewer may not
+ * attributes (hasSubordinates, entryDN, subschemaSubentry, memberOf) are added when asked for. Attributes the viewer may not
  * read (userPassword, the password policy state: access.ts) are left out, however they are asked for.
  */
 import { attributeType, typeKey, SUBSCHEMA_DN, type Attribute, type Entry } from '../store/index.js';
@@ -14,7 +14,7 @@ export interface Selection {
   readonly named: ReadonlySet<string>;
 }
 
-const COMPUTED = ['hasSubordinates', 'entryDN', 'subschemaSubentry'] as const;
+const COMPUTED = ['hasSubordinates', 'entryDN', 'subschemaSubentry', 'memberOf'] as const;
 
 const SUBSCHEMA = Buffer.from(SUBSCHEMA_DN);
 
@@ -42,7 +42,7 @@ export function wantsComputed(selection: Selection, name: (typeof COMPUTED)[numb
 
 /** The attributes to send for an entry, computed ones included, values emptied for typesOnly. */
 export function selectAttributes(
-  entry: Entry, selection: Selection, options: { readable: Readable; typesOnly: boolean; hasSubordinates?: boolean },
+  entry: Entry, selection: Selection, options: { readable: Readable; typesOnly: boolean; hasSubordinates?: boolean; memberOf?: readonly Buffer[] },
 ): Attribute[] {
   const selected = entry.attributes.filter((attribute) => wanted(selection, attribute.name)
     && (options.readable.all || options.readable.attribute(attribute.name)));
@@ -51,5 +51,6 @@ export function selectAttributes(
   }
   if (wantsComputed(selection, 'entryDN')) selected.push({ name: 'entryDN', values: [Buffer.from(entry.dn)] });
   if (wantsComputed(selection, 'subschemaSubentry')) selected.push({ name: 'subschemaSubentry', values: [SUBSCHEMA] });
+  if (options.memberOf && options.memberOf.length > 0 && wantsComputed(selection, 'memberOf')) selected.push({ name: 'memberOf', values: options.memberOf });
   return options.typesOnly ? selected.map((attribute) => ({ name: attribute.name, values: [] })) : selected;
 }

@@ -1,5 +1,5 @@
 /** What the server is told at start-up (flags of `leveldap serve`), with the documented defaults. */
-import { DEFAULT_DN_LIMITS, type DnLimits } from '../store/index.js';
+import { DEFAULT_DN_LIMITS, DEFAULT_MAX_NESTED_GROUPS, DEFAULT_MAX_REFINT_GROUPS, type DnLimits } from '../store/index.js';
 
 export interface Limits {
   /** Entries a non-admin search may return (0 = no limit). OpenLDAP's default is 500. */
@@ -36,6 +36,10 @@ export interface Limits {
   /** The longest (UTF-8 bytes) and deepest DN a request may name: checked before it is parsed. */
   readonly maxDnLength: number;
   readonly maxDnRdns: number;
+  /** Groups one walk through nested groups may expand (nested memberOf, in-chain filters; 0: no cap). */
+  readonly maxNestedGroups: number;
+  /** Groups one delete or modify DN may update for referential integrity (0: no cap). */
+  readonly maxRefintGroups: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -55,6 +59,8 @@ export const DEFAULT_LIMITS: Limits = {
   maxPagedSearches: 8,
   maxDnLength: DEFAULT_DN_LIMITS.maxBytes,
   maxDnRdns: DEFAULT_DN_LIMITS.maxRdns,
+  maxNestedGroups: DEFAULT_MAX_NESTED_GROUPS,
+  maxRefintGroups: DEFAULT_MAX_REFINT_GROUPS,
 };
 
 export interface ServerConfig {
@@ -70,6 +76,8 @@ export interface ServerConfig {
   readonly tls?: TlsConfig;
   /** Refuse simple binds with a password (confidentialityRequired) on a connection without TLS. */
   readonly requireTlsForBinds?: boolean;
+  /** memberOf lists every group reached through nested groups, and `(memberOf=G)` matches their members (--memberof-nested). */
+  readonly memberOfNested?: boolean;
 }
 
 export interface TlsConfig {

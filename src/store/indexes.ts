@@ -22,6 +22,7 @@ export function indexKeys(entry: Entry, key: string, indexed: ReadonlySet<string
   return [...keys];
 }
 
+/** The attributes to index, by type key; memberOf's keys come from the groups (groups.ts), never from an entry's values. */
 export function normalizeIndexList(names: readonly string[]): string[] {
-  return [...new Set(names.map((name) => typeKey(name)))].sort();
+  return [...new Set(names.map((name) => typeKey(name)))].filter((name) => name !== 'memberof').sort();
 }

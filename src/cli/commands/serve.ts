@@ -23,6 +23,7 @@ interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOption
   'admin-password-file'?: string;
   'allow-clear-default': boolean;
   'anonymous-read': boolean;
+  'memberof-nested': boolean;
   'cache-mb': number;
   threads?: number;
   'log-level': string;
@@ -37,6 +38,7 @@ function builder(yargs: Argv): Argv<ServeArgs> {
     .option('admin-password-file', { type: 'string', requiresArg: true, describe: 'file holding the admin password (else LEVELDAP_ADMIN_PASSWORD, else the stored one, else a generated one)' })
     .option('allow-clear-default', { type: 'boolean', default: false, describe: 'allow CLEAR as --default-scheme' })
     .option('anonymous-read', { type: 'boolean', default: true, describe: 'let anonymous clients read entries (--no-anonymous-read: bind only)' })
+    .option('memberof-nested', { type: 'boolean', default: false, describe: 'memberOf lists the groups reached through nested groups too, and (memberOf=G) matches their members' })
     .option('cache-mb', { type: 'number', default: DEFAULT_CACHE_MB, requiresArg: true, describe: 'LevelDB block cache in MiB (part of resident memory)' })
     .option('threads', { type: 'number', requiresArg: true, describe: `event loops serving connections, worker threads sharing the port and database (default: one per core, at most ${DEFAULT_THREADS_MAX}; one with lockout on)` })
     .option('log-level', { type: 'string', default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], describe: 'log level (access log at info)' }) as Argv<ServeArgs>;
@@ -77,7 +79,7 @@ async function handler(args: ServeArgs): Promise<void> {
     config: {
       host: args.host, port: args.port, baseDn: args['base-dn'], adminDn: args['admin-dn'], anonymousRead: args['anonymous-read'],
       limits: limitsFromOptions(args),
-      ...(tls && { tls }), requireTlsForBinds: args['require-tls-for-binds'],
+      ...(tls && { tls }), requireTlsForBinds: args['require-tls-for-binds'], memberOfNested: args['memberof-nested'],
     },
   });
   if (started.generatedAdminPassword) {

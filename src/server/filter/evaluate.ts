@@ -6,11 +6,14 @@
  * per Filter object, so a search pays per entry only for the entry's own values; and within one
  * entry, each attribute's values are selected, and put in each form the items need (normalized,
  * a time, an ordering key), once for all the items of the filter (a Memo per evaluation).
+ * Membership items (membership.ts) resolved for the search are answered from their tests;
+ * memberOf's values, when the search needs them, come computed in the context.
  */
 import { parseDn, type Ava } from '../../store/dn.js';
-import { values, type Entry } from '../../store/entry.js';
+import { values, type Attribute, type Entry } from '../../store/entry.js';
 import { attributeType, typeKey } from '../../store/schema.js';
 import { attributeValues, validDescription } from './attributes.js';
+import { membershipKind, type MembershipTest } from './membership.js';
 import { matchingRule } from './rules.js';
 import type { Filter } from '../../protocol/filter.js';
 import {
@@ -23,15 +26,19 @@ export type { Truth } from './values.js';
 export interface MatchContext {
   /** Whether the entry has children: used for `(hasSubordinates=TRUE)` when the entry lacks the attribute. */
   readonly hasSubordinates?: boolean;
+  /** memberOf's values (the groups naming the entry), for the items that are not resolved memberships. */
+  readonly memberOf?: readonly Buffer[];
+  /** The search's resolved membership items (membership.ts) and the entry's dnKey to test them with. */
+  readonly memberships?: { readonly tests: ReadonlyMap<Filter, MembershipTest | undefined>; readonly key: string };
 }
 
 /** A compiled filter: the truth of the filter for one entry. */
-export type FilterTest = (entry: Entry) => Truth;
+export type FilterTest = (entry: Entry, context?: MatchContext) => Truth;
 
 /** What one evaluation on one entry has worked out, by key: an attribute's values, their forms. */
 type Memo = Map<string, readonly unknown[]>;
 /** A compiled filter item. */
-type Test = (entry: Entry, memo: Memo) => Truth;
+type Test = (entry: Entry, memo: Memo, context: MatchContext) => Truth;
 
 type Item<T extends Filter['type']> = Extract<Filter, { type: T }>;
 /** equality, approx, greaterOrEqual, lessOrEqual: one member of the Filter union. */
@@ -48,7 +55,7 @@ export function compileFilter(filter: Filter): FilterTest {
   let test = compiled.get(filter);
   if (!test) {
     const item = compile(filter);
-    test = (entry) => item(entry, new Map());
+    test = (entry, context = {}) => item(entry, new Map(), context);
     compiled.set(filter, test);
   }
   return test;
@@ -56,17 +63,34 @@ export function compileFilter(filter: Filter): FilterTest {
 
 /** TRUE, FALSE or Undefined (`undefined`): the filter evaluated on the entry. */
 export function matches(filter: Filter, entry: Entry, context: MatchContext = {}): Truth {
-  return compileFilter(filter)(withComputed(entry, context));
+  return compileFilter(filter)(withComputed(entry, context), context);
 }
 
-/** The entry with hasSubordinates from the context, if it has none of its own. */
+/** The entry with hasSubordinates from the context, if it has none of its own, and memberOf's computed values. */
 function withComputed(entry: Entry, context: MatchContext): Entry {
-  if (context.hasSubordinates === undefined || values(entry, 'hasSubordinates').length > 0) return entry;
-  const computed = { name: 'hasSubordinates', values: [context.hasSubordinates ? TRUE_VALUE : FALSE_VALUE] };
-  return { dn: entry.dn, attributes: [...entry.attributes, computed] };
+  const computed: Attribute[] = [];
+  if (context.hasSubordinates !== undefined && values(entry, 'hasSubordinates').length === 0) {
+    computed.push({ name: 'hasSubordinates', values: [context.hasSubordinates ? TRUE_VALUE : FALSE_VALUE] });
+  }
+  if (context.memberOf !== undefined && context.memberOf.length > 0) computed.push({ name: 'memberOf', values: context.memberOf });
+  return computed.length === 0 ? entry : { dn: entry.dn, attributes: [...entry.attributes, ...computed] };
 }
 
 function compile(filter: Filter): Test {
+  return membershipKind(filter) ? resolvedOr(filter, compileItem(filter)) : compileItem(filter);
+}
+
+/** A membership item: its test when the search resolved it, else the item evaluated on values (an in-chain rule: Undefined). */
+function resolvedOr(filter: Filter, unresolved: Test): Test {
+  return (entry, memo, context) => {
+    const resolved = context.memberships;
+    if (!resolved?.tests.has(filter)) return unresolved(entry, memo, context);
+    const test = resolved.tests.get(filter);
+    return test === undefined ? undefined : test(resolved.key);
+  };
+}
+
+function compileItem(filter: Filter): Test {
   switch (filter.type) {
     case 'and': return and(filter.filters.map(compile));
     case 'or': return or(filter.filters.map(compile));
@@ -83,10 +107,10 @@ function compile(filter: Filter): Test {
 
 /** FALSE if any is FALSE, else Undefined if any is Undefined, else TRUE (the empty AND is TRUE). */
 function and(tests: readonly Test[]): Test {
-  return (entry, memo) => {
+  return (entry, memo, context) => {
     let result: Truth = true;
     for (const test of tests) {
-      const truth = test(entry, memo);
+      const truth = test(entry, memo, context);
       if (truth === false) return false;
       if (truth === undefined) result = undefined;
     }
@@ -96,10 +120,10 @@ function and(tests: readonly Test[]): Test {
 
 /** TRUE if any is TRUE, else Undefined if any is Undefined, else FALSE (the empty OR is FALSE). */
 function or(tests: readonly Test[]): Test {
-  return (entry, memo) => {
+  return (entry, memo, context) => {
     let result: Truth = false;
     for (const test of tests) {
-      const truth = test(entry, memo);
+      const truth = test(entry, memo, context);
       if (truth === true) return true;
       if (truth === undefined) result = undefined;
     }
@@ -109,8 +133,8 @@ function or(tests: readonly Test[]): Test {
 
 /** NOT of Undefined is Undefined. */
 function not(test: Test): Test {
-  return (entry, memo) => {
-    const truth = test(entry, memo);
+  return (entry, memo, context) => {
+    const truth = test(entry, memo, context);
     return truth === undefined ? undefined : !truth;
   };
 }

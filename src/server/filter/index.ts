@@ -7,3 +7,4 @@ export { mentionsAttribute } from './attributes.js';
 export { matchingRule, MATCHING_RULES, type MatchingRule } from './rules.js';
 export * as build from './build.js';
 export { filterTerms } from './terms.js';
+export { resolveMemberships, needsMemberOfValues, IN_CHAIN, NO_MEMBERSHIPS, type Memberships, type MembershipTest } from './membership.js';

@@ -1,18 +1,20 @@
-/** Compare (RFC 4511 4.10): compareTrue or compareFalse by the attribute's equality rule. */
-import { attributeType, normalizeDn, parseDn, values } from '../../store/index.js';
+/** Compare (RFC 4511 4.10): compareTrue or compareFalse by the attribute's equality rule; memberOf computed. */
+import { attributeType, dnKey, normalizeDn, parseDn, values } from '../../store/index.js';
 import { ResultCode } from '../../protocol/index.js';
 import { matches } from '../filter/index.js';
 import type { CompareRequest } from '../../protocol/types.js';
 import { readable, requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
+import { memberOfValues, withMemberOf } from '../member-of.js';
 
 
 export async function compare(request: CompareRequest, context: OperationContext): Promise<Reply> {
   const { store, config } = context.server;
   requireAccess(context.session, config, '', 'readEntry');
   const dn = parseDn(request.dn);
-  const entry = await store.require(dn);
+  const stored = await store.require(dn);
   const type = attributeType(request.attribute);
+  const entry = type.key === 'memberof' ? withMemberOf(stored, await memberOfValues(context.server, dnKey(dn), stored.dn)) : stored;
   // Refused whether or not the entry holds the attribute: neither answer may tell.
   if (!readable(context.session, normalizeDn(dn)).attribute(request.attribute)) {
     return { code: ResultCode.insufficientAccessRights, message: `${type.name} may not be compared` };

@@ -2,6 +2,7 @@
  * Modify DN (RFC 4511 4.9), for the admin: a new RDN (its values added, the old ones removed with
  * deleteoldrdn) and optionally a new superior, for a leaf entry (a parent: notAllowedOnNonLeaf).
  * The new name must be free (entryAlreadyExists), the new superior must exist (noSuchObject).
+ * The groups naming the entry name its new DN (referential integrity, up to --max-refint-groups).
  */
 import { normalizeDn, parseDn, renameEntry, DirectoryError } from '../../store/index.js';
 import { ResultCode } from '../../protocol/index.js';
@@ -22,6 +23,8 @@ export async function modifyDn(request: ModifyDnRequest, context: OperationConte
   requireAccess(session, server.config, normalizeDn(dn), 'writeEntry');
   const newRdn = parseNewRdn(request.newRdn);
   const newSuperior = request.newSuperior === undefined ? undefined : parseDn(request.newSuperior);
-  await renameEntry(server.store, dn, { newRdn, deleteOldRdn: request.deleteOldRdn, newSuperior }, { actor: session.dn });
+  await renameEntry(server.store, dn, { newRdn, deleteOldRdn: request.deleteOldRdn, newSuperior }, {
+    actor: session.dn, maxRefintGroups: server.config.limits.maxRefintGroups,
+  });
   return { code: ResultCode.success };
 }

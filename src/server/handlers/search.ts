@@ -2,11 +2,12 @@
  * Search: base, one, sub and children scopes over the store, candidates narrowed by an index
  * when the filter allows, every candidate checked by our own filter evaluator, attributes
  * selected per request, size and time limits (client's and server's), simple paged results,
- * and abandon.
+ * and abandon. Membership items of the filter (memberOf, in-chain) are resolved first
+ * (filter/membership.ts); memberOf's values are computed for the entries that need them.
  */
-import { normalizeDn, parseDn, SUBSCHEMA_KEY, type Entry } from '../../store/index.js';
+import { dnKey, normalizeDn, normalizedDnOf, parseDn, SUBSCHEMA_KEY, type Entry } from '../../store/index.js';
 import { ResultCode, encodeSearchEntry } from '../../protocol/index.js';
-import { filterTerms, indexHint, matches, mentionsAttribute } from '../filter/index.js';
+import { filterTerms, indexHint, matches, mentionsAttribute, needsMemberOfValues, resolveMemberships, type Memberships } from '../filter/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
 import { parseSelection, selectAttributes, wantsComputed, type Selection } from '../attributes.js';
 import { readable, requireAccess, type Readable } from '../access.js';
@@ -16,6 +17,7 @@ import { pagingOf, pagedReply, type Paging } from './search-paging.js';
 import type { Matched } from '../net/paged-searches.js';
 import { rootDse } from './root-dse.js';
 import { subschema } from './subschema.js';
+import { memberOfValues } from '../member-of.js';
 
 /** The smaller of the client's limit and the server's, 0 meaning none. */
 function effectiveLimit(client: number, server: number): number {
@@ -32,7 +34,10 @@ interface Walk {
   readonly sizeLimit: number;
   readonly deadline: number;
   readonly needsSubordinates: boolean;
-  /** The filter's terms, and how many entries x terms the search may test (0: no budget). */
+  /** The filter's membership items, resolved; and whether entries need memberOf's values (asked for, or filtered on otherwise). */
+  readonly memberships: Memberships;
+  readonly needsMemberOf: boolean;
+  /** The filter's terms (and the membership probes per entry), and how many entries x terms the search may test (0: no budget). */
   readonly terms: number;
   readonly budget: number;
 }
@@ -76,9 +81,9 @@ async function pace(walk: Walk, progress: Progress, sent: number): Promise<Reply
   return undefined;
 }
 
-async function sendEntry(walk: Walk, { entry, hasSubordinates, readable }: Matched): Promise<void> {
+async function sendEntry(walk: Walk, { entry, hasSubordinates, memberOf, readable }: Matched): Promise<void> {
   const { context, request } = walk;
-  const attributes = selectAttributes(entry, walk.selection, { readable, typesOnly: request.typesOnly, hasSubordinates });
+  const attributes = selectAttributes(entry, walk.selection, { readable, typesOnly: request.typesOnly, hasSubordinates, memberOf });
   await context.send(encodeSearchEntry(request.messageId, entry.dn, attributes));
 }
 
@@ -91,14 +96,18 @@ function filterView(entry: Entry, readable: Readable): Entry {
   return { dn: entry.dn, attributes: entry.attributes.filter((attribute) => readable.attribute(attribute.name)) };
 }
 
-/** The entry with its hasSubordinates (when needed) if it matches the search, else undefined. */
+/** The entry with its hasSubordinates and memberOf (when needed) if it matches the search, else undefined. */
 async function check(walk: Walk, entry: Entry): Promise<Matched | undefined> {
-  const normalized = normalizeDn(entry.dn);
+  const { memberships, needsMemberOf } = walk;
+  const key = memberships.tests.size > 0 || needsMemberOf ? dnKey(parseDn(entry.dn)) : undefined;
+  const normalized = key === undefined ? normalizeDn(entry.dn) : normalizedDnOf(key);
   if (walk.request.scope === 'children' && normalized === walk.baseKey) return undefined;
   const view = readable(walk.context.session, normalized);
   const hasSubordinates = walk.needsSubordinates ? await walk.context.server.store.hasChildren(entry.dn) : undefined;
-  const match = matches(walk.request.filter, filterView(entry, view), { hasSubordinates }) === true;
-  return match ? { entry, hasSubordinates, readable: view } : undefined;
+  const memberOf = needsMemberOf ? await memberOfValues(walk.context.server, key!, entry.dn) : undefined;
+  const context = { hasSubordinates, memberOf, ...(key !== undefined && { memberships: { tests: memberships.tests, key } }) };
+  const match = matches(walk.request.filter, filterView(entry, view), context) === true;
+  return match ? { entry, hasSubordinates, memberOf, readable: view } : undefined;
 }
 
 /**
@@ -154,16 +163,18 @@ export async function search(request: SearchRequest, context: OperationContext):
   const pagedTotal = effectiveLimit(request.sizeLimit, session.isAdmin ? 0 : limits.pagedSizeLimit ?? limits.sizeLimit);
   const paging = pagingOf(request, context, { pageLimit: sizeLimit, totalLimit: pagedTotal });
   if (paging && 'code' in paging) return paging;
+  const memberships = await resolveMemberships(request.filter, server.store, { nested: server.config.memberOfNested === true, maxGroups: limits.maxNestedGroups });
   const walk: Walk = {
     request, context, selection, baseKey: normalizeDn(base), sizeLimit: paging ? 0 : sizeLimit,
     deadline: timeLimit ? performance.now() + timeLimit * 1000 : 0,
     needsSubordinates: wantsComputed(selection, 'hasSubordinates') || mentionsAttribute(request.filter, 'hasSubordinates'),
-    terms: filterTerms(request.filter), budget: session.isAdmin ? 0 : limits.maxSearchCost,
+    memberships, needsMemberOf: wantsComputed(selection, 'memberOf') || needsMemberOfValues(request.filter, memberships),
+    terms: filterTerms(request.filter) + memberships.probes, budget: session.isAdmin ? 0 : limits.maxSearchCost,
   };
   if (paging?.resumed) return walkEntries(walk, paging.resumed, paging);
 
   await server.store.require(base);
   const scope = request.scope === 'children' ? 'sub' : request.scope;
-  const source = server.store.search(base, scope, indexHint(request.filter, server.store.indexed));
+  const source = server.store.search(base, scope, indexHint(request.filter, server.store.indexed, memberships.hints));
   return walkEntries(walk, source, paging);
 }

@@ -6,10 +6,11 @@ import { randomBytes } from 'node:crypto';
 import type { Entry } from '../../store/index.js';
 import type { Readable } from '../access.js';
 
-/** An entry that matched, with its computed hasSubordinates when that was needed. */
+/** An entry that matched, with its computed hasSubordinates and memberOf when they were needed. */
 export interface Matched {
   readonly entry: Entry;
   readonly hasSubordinates?: boolean;
+  readonly memberOf?: readonly Buffer[];
   /** What the searching client may see of this entry (userPassword, the password policy state). */
   readonly readable: Readable;
 }

@@ -17,6 +17,7 @@ import {
 import {
   memberKeyOf, memberKeys, membershipChanges, membershipRecords, withMemberRenamed, withoutMember,
 } from '../../../src/store/groups.js';
+import { encodeEntry } from '../../../src/store/codec.js';
 import { BASE, PEOPLE, assertConsistent, entry, person, tempDir } from '../../helpers/store.js';
 
 const PEOPLE_DN = 'ou=People,dc=example,dc=com';
@@ -247,16 +248,21 @@ describe('store format 1', () => {
     let store = await DirectoryStore.open(dir.path);
     await store.add(BASE, { allowNewSuffix: true, actor: 'cn=admin' });
     await store.add(entry(GROUPS_DN, { objectClass: 'organizationalUnit', ou: 'Groups' }), ADMIN);
+    await store.add(entry(PEOPLE_DN, { objectClass: 'organizationalUnit', ou: 'People' }), ADMIN);
+    await store.add(person(1), ADMIN);
     await store.add(group('g', [userDn(1), userDn(2)]), ADMIN);
     await store.close();
     const raw = new Level<string, Buffer>(dir.path, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
     for await (const rawKey of raw.keys()) if (/^(?:g|r)\0|^i\0memberof\0/.test(rawKey)) await raw.del(rawKey);
     await raw.put('m\0format', Buffer.from('1'));
+    // Format 1 stored the memberOf values an LDIF carried (slapcat's, with OpenLDAP's memberof overlay).
+    await raw.put(`e\0${key(userDn(1))}`, encodeEntry(person(1, { memberOf: groupDn('stale') })));
     await raw.close();
     const logged: string[] = [];
     store = await DirectoryStore.open(dir.path, { log: { info: (_details, message) => logged.push(message), warn: () => {}, error: () => {} } });
     assert.deepEqual((await store.memberships.direct(key(userDn(1)))).map((found) => found.dn), [groupDn('g')]);
     assert.match(logged.join('\n'), /upgraded from store format 1 to 2/);
+    assert.deepEqual(text(await store.get(userDn(1)), 'memberOf'), [], 'stored memberOf values are removed');
     await store.close();
     const check = new Level<string, string>(dir.path);
     assert.equal(await check.get('m\0format'), '2');

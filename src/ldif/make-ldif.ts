@@ -1,7 +1,15 @@
 /**
  * Test data in the spirit of OpenDJ's example.template: the base entry, ou=People, and
- * uid=user.0 .. user.N-1 as inetOrgPerson with names, phones and addresses. Deterministic for a
- * seed. Names are built from syllables (the generator ships no name lists).
+ * uid=user.0 .. user.N-1 as inetOrgPerson with names, phones and addresses; with `groups`,
+ * ou=Groups and cn=group.0 .. group.G-1 (groupOfNames). Deterministic for a seed (the users are
+ * the same with or without groups). Names are built from syllables (the generator ships no name
+ * lists).
+ *
+ * Membership: each user joins 1 to 4 groups (2.2 on average), a group picked with weight
+ * 1/(rank + 1), so group.0 is the largest and sizes fall off as in real directories (with
+ * 100,000 users and 100 groups: about 35,000 members down to 400); about one group in ten is
+ * also a member of an earlier group (nesting without cycles); a group nobody joined gets one
+ * user, since groupOfNames must have a member.
  */
 import type { Entry } from '../store/entry.js';
 import { parseDn } from '../store/dn.js';
@@ -9,6 +17,8 @@ import { SeededRandom } from './random.js';
 
 export interface MakeLdifOptions {
   readonly users: number;
+  /** Groups under ou=Groups (0: none, and no ou=Groups); needs at least one user. */
+  readonly groups?: number;
   readonly baseDn: string;
   readonly seed: string;
   /** userPassword of every user, in clear (hash it with passwords.ts if wanted). */
@@ -78,14 +88,83 @@ function person(n: number, people: string, domain: string, random: SeededRandom,
   ]);
 }
 
+/** How many groups a user joins, picked at random from these. */
+const GROUPS_PER_USER = [1, 1, 2, 2, 3, 4];
+/** The share of groups (after the first) that are members of an earlier group. */
+const NESTED_SHARE = 0.1;
+
+/** Picks group ranks with weight 1/(rank + 1): a few large groups, many small ones. */
+class GroupPicker {
+  private readonly cumulative: number[] = [];
+
+  constructor(groups: number, private readonly random: SeededRandom) {
+    let total = 0;
+    for (let rank = 0; rank < groups; rank += 1) this.cumulative.push((total += 1 / (rank + 1)));
+  }
+
+  pick(): number {
+    const target = (this.random.next() / 0x1_0000_0000) * this.cumulative.at(-1)!;
+    let low = 0;
+    let high = this.cumulative.length - 1;
+    while (low < high) {
+      const middle = (low + high) >> 1;
+      if (this.cumulative[middle]! > target) high = middle;
+      else low = middle + 1;
+    }
+    return low;
+  }
+}
+
+/** Each group's users (numbers) and nested groups (earlier ranks). */
+interface Membership {
+  readonly users: number[][];
+  readonly groups: number[][];
+}
+
+function memberships(users: number, groups: number, random: SeededRandom): Membership {
+  const picker = new GroupPicker(groups, random);
+  const result: Membership = { users: Array.from({ length: groups }, () => []), groups: Array.from({ length: groups }, () => []) };
+  for (let n = 0; n < users; n += 1) {
+    const joined = new Set<number>();
+    const wanted = Math.min(random.pick(GROUPS_PER_USER), groups);
+    for (let tries = 0; joined.size < wanted && tries < 4 * wanted; tries += 1) joined.add(picker.pick());
+    for (const rank of [...joined].sort((a, b) => a - b)) result.users[rank]!.push(n);
+  }
+  for (let rank = 1; rank < groups; rank += 1) {
+    if (random.next() / 0x1_0000_0000 < NESTED_SHARE) result.groups[random.below(rank)]!.push(rank);
+  }
+  result.users.forEach((members, rank) => {
+    if (members.length === 0 && result.groups[rank]!.length === 0) members.push(random.below(users));
+  });
+  return result;
+}
+
+function groupEntry(rank: number, members: Membership, names: { readonly people: string; readonly groups: string }): Entry {
+  const users = members.users[rank]!;
+  const nested = members.groups[rank]!;
+  return entry(`cn=group.${rank},${names.groups}`, [
+    ['objectClass', 'top'], ['objectClass', 'groupOfNames'], ['cn', `group.${rank}`],
+    ['description', `Group ${rank}: ${users.length} users${nested.length > 0 ? `, ${nested.length} nested groups` : ''}`],
+    ...users.map((n) => ['member', `uid=user.${n},${names.people}`] as const),
+    ...nested.map((child) => ['member', `cn=group.${child},${names.groups}`] as const),
+  ]);
+}
+
 /** The entries, in an order an import can load (parents first). */
 export function* makeEntries(options: MakeLdifOptions): Generator<Entry> {
   const random = new SeededRandom(options.seed);
   const people = `ou=People,${options.baseDn}`;
   const domain = mailDomain(options.baseDn);
+  const groupCount = options.groups ?? 0;
+  if (groupCount > 0 && options.users === 0) throw new Error('make-ldif needs at least one user for groups (groupOfNames must have a member)');
   yield baseEntry(options.baseDn);
   yield entry(people, [['objectClass', 'top'], ['objectClass', 'organizationalUnit'], ['ou', 'People']]);
   for (let n = 0; n < options.users; n += 1) {
     yield person(n, people, domain, random, options.password);
   }
+  if (groupCount === 0) return;
+  const groups = `ou=Groups,${options.baseDn}`;
+  yield entry(groups, [['objectClass', 'top'], ['objectClass', 'organizationalUnit'], ['ou', 'Groups']]);
+  const members = memberships(options.users, groupCount, random);
+  for (let rank = 0; rank < groupCount; rank += 1) yield groupEntry(rank, members, { people, groups });
 }

@@ -146,6 +146,36 @@ describe('make-ldif', () => {
     assert.deepEqual(textValues(records[0], 'objectClass'), ['top', 'domain']);
   });
 
+  test('--groups N: ou=Groups and N groupOfNames after the same users; each user in 1-4 groups, sizes falling off, some nested; deterministic; imports', async () => {
+    const [plain, grouped, again] = await Promise.all([
+      makeLdif('--users', '300', '--seed', 'g'), makeLdif('--users', '300', '--groups', '40', '--seed', 'g'), makeLdif('--users', '300', '--groups', '40', '--seed', 'g'),
+    ]);
+    assert.ok(grouped === again, 'same seed, byte-identical output');
+    assert.ok(grouped.startsWith(plain), 'the users are the same with groups');
+    const records = await parseLdif(grouped);
+    const groups = records.filter((record) => record.dn.endsWith(`,ou=Groups,${BASE_DN}`));
+    assert.equal(groups.length, 40);
+    assert.equal(records.find((record) => record.dn === `ou=Groups,${BASE_DN}`)?.kind, 'entry');
+    const sizes = groups.map((group) => textValues(group, 'member').length);
+    assert.ok(sizes.every((size) => size > 0), 'every group has a member');
+    assert.ok(sizes[0]! > 3 * sizes.at(-1)!, `group.0 is much larger than group.39 (${sizes[0]}, ${sizes.at(-1)})`);
+    const joined = new Map<string, number>();
+    for (const group of groups) for (const member of textValues(group, 'member')) joined.set(member, (joined.get(member) ?? 0) + 1);
+    const users = [...joined].filter(([dn]) => dn.startsWith('uid='));
+    assert.equal(users.length, 300, 'every user is in a group');
+    assert.ok(users.every(([, count]) => count >= 1 && count <= 4));
+    assert.ok([...joined.keys()].some((dn) => dn.startsWith('cn=group.')), 'some groups are nested');
+    assert.ok(textValues(groups[0], 'objectClass').includes('groupOfNames'));
+    await inTempDir(async (dir) => {
+      const result = await importLdif(dir, grouped);
+      assert.equal(result.code, 0, result.stderr);
+      assert.deepEqual(counts(result), { imported: 343, skipped: 0 });
+    });
+    const refused = await leveldap(['make-ldif', '--users', '0', '--groups', '1']);
+    assert.notEqual(refused.code, 0);
+    assert.match(refused.stderr, /--groups needs at least one user/);
+  });
+
   test('--scheme SSHA512 writes {SSHA512} values that verify (with --password too)', async () => {
     const ldif = await makeLdif('--users', '2', '--scheme', 'SSHA512', '--password', 's3cret-ü');
     const records = await parseLdif(ldif);

@@ -1,8 +1,8 @@
 /**
- * `npm start` (scripts/start.js) as an operator runs it: it loads a demo directory once and
- * starts serve, with the admin password from LEVELDAP_ADMIN_PASSWORD when that is set (serve
- * documents the variable), else from the generated data/admin-password file. Run here with
- * `--data` in a temporary directory, `--port 0` and a small `--users`.
+ * `npm start` (scripts/start.js) as an operator runs it: it loads a demo directory once (users
+ * and groups) and starts serve, with the admin password from LEVELDAP_ADMIN_PASSWORD when that
+ * is set (serve documents the variable), else from the generated data/admin-password file. Run
+ * here with `--data` in a temporary directory, `--port 0` and a small `--users`.
  */
 import { test, describe, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { repoRoot } from '../helpers/paths.js';
 import { onExit } from '../../src/harness/exit-cleanup.js';
-import { ldapTool } from '../helpers/ldap-client.js';
+import { ldapTool, parseLdifOutput, valuesOf } from '../helpers/ldap-client.js';
 
 interface Started {
   readonly child: ChildProcess;
@@ -88,6 +88,13 @@ describe('npm start', () => {
       assert.equal(who.code, 0, who.stderr);
       const user = await ldapTool('ldapwhoami', `ldap://127.0.0.1:${started.port}`, [], { dn: 'uid=user.7,ou=People,dc=example,dc=com', password: 'password' });
       assert.equal(user.code, 0, user.stderr);
+      assert.match(started.output(), /20 users and 20 groups/);
+      const group = 'cn=group.0,ou=Groups,dc=example,dc=com';
+      const members = await ldapTool('ldapsearch', `ldap://127.0.0.1:${started.port}`, ['-LLL', '-b', 'ou=People,dc=example,dc=com', `(memberOf=${group})`, 'memberOf']);
+      assert.equal(members.code, 0, members.stderr);
+      const found = parseLdifOutput(members.stdout);
+      assert.ok(found.length > 0, 'the demo has groups, and memberOf finds their members');
+      for (const entry of found) assert.ok(valuesOf(entry, 'memberOf').includes(group), entry.dn);
     } finally {
       await stop(started.child);
     }

@@ -24,6 +24,8 @@ interface SlapdOptions {
   readonly modules?: readonly string[];
   /** Schema files included from /etc/ldap/schema, without '.schema'; core, cosine and inetorgperson by default. */
   readonly schemas?: readonly string[];
+  /** More lines of the database section, after its directory: overlays (`overlay memberof`), `index` lines. */
+  readonly databaseLines?: readonly string[];
 }
 
 export interface Slapd {
@@ -74,6 +76,7 @@ function quote(value: string): string {
 
 function slapdConf(
   dir: string, suffix: string, rootDn: string, rootPassword: string, modules: readonly string[], schemas: readonly string[],
+  databaseLines: readonly string[],
 ): string {
   return [
     ...schemas.map((schema) => `include ${quote(join(SCHEMA_DIR, `${schema}.schema`))}`),
@@ -87,6 +90,7 @@ function slapdConf(
     `rootdn ${quote(rootDn)}`,
     `rootpw ${quote(rootPassword)}`,
     `directory ${quote(join(dir, 'db'))}`,
+    ...databaseLines,
     '',
   ].join('\n');
 }
@@ -149,7 +153,7 @@ export async function createSlapd(options: SlapdOptions = {}): Promise<Slapd> {
   const dir = await mkdtemp(join(tmpdir(), 'leveldap-slapd-'));
   const configFile = join(dir, 'slapd.conf');
   await mkdir(join(dir, 'db'));
-  await writeFile(configFile, slapdConf(dir, suffix, rootDn, rootPassword, modules, schemas), { mode: 0o600 });
+  await writeFile(configFile, slapdConf(dir, suffix, rootDn, rootPassword, modules, schemas, options.databaseLines ?? []), { mode: 0o600 });
 
   let child: ChildProcess | undefined;
   let port = 0;

@@ -1,0 +1,118 @@
+/**
+ * A search load: C connections, each bound once and then with one search outstanding at a time,
+ * for a given time; each search's latency (request to SearchResultDone) into an HDR histogram,
+ * and the entries it returned counted. Responses are framed and their tags read, nothing more.
+ */
+import net from 'node:net';
+import hdr from 'hdr-histogram-js';
+import { FrameReader } from '../src/protocol/index.js';
+import { SEARCH_DONE, SEARCH_ENTRY, encodeSearch, encodeSimpleBind, readCode, readMessage, type SearchSpec } from '../src/authrate/wire.js';
+
+export interface SearchTarget {
+  readonly host: string;
+  readonly port: number;
+  readonly bindDn: string;
+  readonly password: Buffer;
+  /** The next search to send (base, scope, BER filter, attributes). */
+  readonly next: () => SearchSpec;
+}
+
+export interface SearchLoadOptions {
+  readonly connections: number;
+  readonly seconds: number;
+  /** Searches before this many seconds are not counted. */
+  readonly warmUpSeconds: number;
+  /** Called when counting starts and when it stops (to read a server's CPU time over that window). */
+  readonly onCounting?: (counting: boolean) => void;
+}
+
+export interface SearchLoadResult {
+  readonly searches: number;
+  readonly entries: number;
+  readonly errors: Readonly<Record<number, number>>;
+  readonly seconds: number;
+  readonly throughput: number;
+  readonly p50Ms: number;
+  readonly p99Ms: number;
+}
+
+interface Tally {
+  searches: number;
+  entries: number;
+  errors: Record<number, number>;
+  readonly histogram: hdr.Histogram;
+  counting: boolean;
+  running: boolean;
+}
+
+function connect(target: SearchTarget): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: target.host, port: target.port }, () => resolve(socket));
+    socket.once('error', reject);
+    socket.setNoDelay(true);
+  });
+}
+
+/** One connection's loop: bind, then search, wait for the done, record, search again. */
+function drive(socket: net.Socket, target: SearchTarget, tally: Tally): Promise<void> {
+  const frames = new FrameReader({ maxBytes: 1 << 24 });
+  let messageId = 1;
+  let sentAt = 0;
+  let entries = 0;
+  const next = (): void => {
+    if (!tally.running) {
+      socket.end();
+      return;
+    }
+    messageId += 1;
+    entries = 0;
+    sentAt = performance.now();
+    socket.write(encodeSearch(messageId, target.next()));
+  };
+  const done = (frame: Buffer, content: number): void => {
+    if (messageId === 1) {
+      const code = readCode(frame, content);
+      if (code !== 0) throw new Error(`the bind as ${target.bindDn} answered ${code}`);
+    } else if (tally.counting) {
+      const code = readCode(frame, content);
+      tally.searches += 1;
+      tally.entries += entries;
+      if (code !== 0) tally.errors[code] = (tally.errors[code] ?? 0) + 1;
+      tally.histogram.recordValue(Math.max(1, Math.round((performance.now() - sentAt) * 1000)));
+    }
+    next();
+  };
+  socket.on('data', (chunk: Buffer) => {
+    for (const frame of frames.push(chunk)) {
+      const { tag, content } = readMessage(frame);
+      if (tag === SEARCH_ENTRY) entries += 1;
+      else if (tag === SEARCH_DONE || messageId === 1) done(frame, content);
+    }
+  });
+  return new Promise((resolve) => {
+    socket.on('close', () => resolve());
+    socket.write(encodeSimpleBind(1, target.bindDn, target.password));
+  });
+}
+
+export async function runSearchLoad(target: SearchTarget, options: SearchLoadOptions): Promise<SearchLoadResult> {
+  const histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: 3 });
+  const tally: Tally = { searches: 0, entries: 0, errors: {}, histogram, counting: false, running: true };
+  const sockets = await Promise.all(Array.from({ length: options.connections }, () => connect(target)));
+  const finished = Promise.all(sockets.map((socket) => drive(socket, target, tally)));
+  await new Promise((resolve) => setTimeout(resolve, options.warmUpSeconds * 1000));
+  tally.counting = true;
+  options.onCounting?.(true);
+  const start = performance.now();
+  await new Promise((resolve) => setTimeout(resolve, options.seconds * 1000));
+  tally.counting = false;
+  options.onCounting?.(false);
+  const seconds = (performance.now() - start) / 1000;
+  tally.running = false;
+  await finished;
+  const ms = (percentile: number) => histogram.getValueAtPercentile(percentile) / 1000;
+  return {
+    searches: tally.searches, entries: tally.entries, errors: tally.errors, seconds, throughput: tally.searches / seconds,
+    p50Ms: ms(50), p99Ms: ms(99),
+  };
+}

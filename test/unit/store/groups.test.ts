@@ -166,8 +166,10 @@ describe('groups in the store', () => {
   test('a search hinted by groups\' members reads only them, in scope, existing ones only', async () => {
     await store.add(group('g', [userDn(1), userDn(2), 'uid=ghost,ou=People,dc=example,dc=com', GROUPS_DN]), ADMIN);
     const found: string[] = [];
+    const before = store.stats.entriesRead;
     for await (const candidate of store.search(PEOPLE_DN, 'sub', { membersOf: [key(groupDn('g'))] })) found.push(candidate.dn);
     assert.deepEqual(found, [userDn(1), userDn(2)]);
+    assert.equal(store.stats.entriesRead - before, 2, 'an index lookup: only the members in scope are read, not the 6 users');
   });
 
   test('deleting a member removes it from every group naming it, in the same write', async () => {

@@ -25,6 +25,12 @@ export interface WriteOptions {
   readonly actor: string;
   /** Acknowledge only once the write is on disk (fsync). Default true. */
   readonly sync?: boolean;
+  /**
+   * Runs under the entry's lock before the write, on the entry as stored (modify, delete, rename)
+   * or, on add, as it will be stored: a throw refuses the write (an old password check, an
+   * assertion control).
+   */
+  readonly check?: (entry: Entry) => void | Promise<void>;
 }
 
 export interface AddEntryOptions extends WriteOptions {
@@ -33,8 +39,6 @@ export interface AddEntryOptions extends WriteOptions {
 }
 
 export interface ModifyOptions extends WriteOptions {
-  /** Runs on the stored entry, under its lock, before the change (e.g. an old password check). */
-  readonly check?: (entry: Entry) => void | Promise<void>;
   /** Runs on the entry the changes give, under the lock, before it is written (e.g. a cap on its values). */
   readonly checkResult?: (entry: Entry) => void;
 }
@@ -57,15 +61,16 @@ function keysOf(dn: Dn): [string, string] {
 /**
  * Adds an entry sent by a client: attributes named twice are merged, values checked, attributes
  * the server keeps refused, and the RDN's values added when missing (RFC 4511 4.7, as OpenLDAP).
+ * Returns the entry as stored (with its operational attributes).
  */
-export async function addEntry(store: DirectoryStore, entry: Entry, options: AddEntryOptions): Promise<void> {
+export async function addEntry(store: DirectoryStore, entry: Entry, options: AddEntryOptions): Promise<Entry> {
   const dn = parseDn(entry.dn);
   const attributes = groupAttributes(entry.attributes.flatMap(({ name, values }) => values.map((value) => ({ name, value }))));
   for (const { name, values } of attributes) {
     checkWritableAttribute(name);
     checkValues(name, values);
   }
-  await store.add(withRdnValues({ dn: entry.dn, attributes }, dn[0] ?? []), options);
+  return store.add(withRdnValues({ dn: entry.dn, attributes }, dn[0] ?? []), options);
 }
 
 /** Applies the modifications to the entry, all or none; returns the entry as stored. */
@@ -114,10 +119,11 @@ async function rewrite(store: DirectoryStore, key: string, before: Entry, after:
 }
 
 /** Deletes a leaf entry (a parent: notAllowedOnNonLeaf). */
-export async function deleteEntry(store: DirectoryStore, dn: Dn, options: { readonly sync?: boolean } = {}): Promise<void> {
+export async function deleteEntry(store: DirectoryStore, dn: Dn, options: Pick<WriteOptions, 'sync' | 'check'> = {}): Promise<void> {
   const [key, parentKey] = keysOf(dn);
   await store.locks.run([key], async () => {
     const entry = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
+    await options.check?.(entry);
     if (await store.hasChildren(dn)) throw new DirectoryError('notAllowedOnNonLeaf', 'subordinate objects must be deleted first');
     const ops = [...removalOps(key, parentKey, dn[0]!), del(suffixKey(key))];
     for (const indexKey of indexKeys(entry, key, store.indexed)) ops.push(del(indexKey));
@@ -134,6 +140,7 @@ export async function renameEntry(store: DirectoryStore, dn: Dn, rename: Rename,
   const [newKey, newParentKey] = keysOf(newDn);
   return store.locks.run([oldKey, newKey, newParentKey], async () => {
     const before = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
+    await options.check?.(before);
     await checkRename(store, { dn, oldKey, oldParentKey, parent, newParentKey, newDn, newKey });
     const after = withModificationAttributes(renamed(before, parseDn(before.dn), newDn, rename.deleteOldRdn), options.actor);
     checkModifiedEntry(after, newDn);

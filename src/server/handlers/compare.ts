@@ -1,17 +1,23 @@
-/** Compare (RFC 4511 4.10): compareTrue or compareFalse by the attribute's equality rule. */
+/**
+ * Compare (RFC 4511 4.10): compareTrue or compareFalse by the attribute's equality rule; with the
+ * assertion control, only when the entry matches it (assertionFailed, 122, otherwise).
+ */
 import { attributeType, normalizeDn, parseDn, values } from '../../store/index.js';
 import { ResultCode } from '../../protocol/index.js';
 import { matches } from '../filter/index.js';
 import type { CompareRequest } from '../../protocol/types.js';
 import { readable, requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
+import { assertionOf, requireAssertion } from '../assertion.js';
 
 
 export async function compare(request: CompareRequest, context: OperationContext): Promise<Reply> {
   const { store, config } = context.server;
   requireAccess(context.session, config, '', 'readEntry');
   const dn = parseDn(request.dn);
+  const assertion = assertionOf(request);
   const entry = await store.require(dn);
+  if (assertion) await requireAssertion(assertion, entry, context.session, () => store.hasChildren(dn));
   const type = attributeType(request.attribute);
   // Refused whether or not the entry holds the attribute: neither answer may tell.
   if (!readable(context.session, normalizeDn(dn)).attribute(request.attribute)) {

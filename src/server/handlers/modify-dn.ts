@@ -2,12 +2,14 @@
  * Modify DN (RFC 4511 4.9), for the admin: a new RDN (its values added, the old ones removed with
  * deleteoldrdn) and optionally a new superior, for a leaf entry (a parent: notAllowedOnNonLeaf).
  * The new name must be free (entryAlreadyExists), the new superior must exist (noSuchObject).
+ * The assertion control sees the entry under its lock before the rename (write-controls.ts).
  */
 import { normalizeDn, parseDn, renameEntry, DirectoryError } from '../../store/index.js';
 import { ResultCode } from '../../protocol/index.js';
 import type { ModifyDnRequest } from '../../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
+import { WriteControls } from '../write-controls.js';
 
 
 function parseNewRdn(text: string) {
@@ -22,6 +24,7 @@ export async function modifyDn(request: ModifyDnRequest, context: OperationConte
   requireAccess(session, server.config, normalizeDn(dn), 'writeEntry');
   const newRdn = parseNewRdn(request.newRdn);
   const newSuperior = request.newSuperior === undefined ? undefined : parseDn(request.newSuperior);
-  await renameEntry(server.store, dn, { newRdn, deleteOldRdn: request.deleteOldRdn, newSuperior }, { actor: session.dn });
+  const controls = WriteControls.of(request, session, () => server.store.hasChildren(dn));
+  await renameEntry(server.store, dn, { newRdn, deleteOldRdn: request.deleteOldRdn, newSuperior }, { actor: session.dn, check: controls.before });
   return { code: ResultCode.success };
 }

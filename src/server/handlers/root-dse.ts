@@ -1,14 +1,18 @@
 /**
  * The root DSE (base "" scope base): what this server is and supports. Like OpenLDAP, its
  * attributes are operational: a plain request returns objectClass, `+` or names return the rest.
+ * supportedControl is every control some operation acts on (controls.ts); with the assertion
+ * control, the root DSE must match it (assertionFailed).
  */
-import { typeKey } from '../../store/index.js';
-import { ResultCode, encodeSearchEntry, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from '../../protocol/index.js';
+import { DirectoryError, typeKey } from '../../store/index.js';
+import { ResultCode, encodeSearchEntry } from '../../protocol/index.js';
 import { matches } from '../filter/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
 import { parseSelection } from '../attributes.js';
 import { supportedExtensions } from './extended.js';
 import type { OperationContext, Reply } from '../context.js';
+import { supportedControls } from '../controls.js';
+import { assertionOf } from '../assertion.js';
 
 /** RFC 3673: `+` returns all operational attributes. */
 const ALL_OPERATIONAL_ATTRIBUTES = '1.3.6.1.4.1.4203.1.5.1';
@@ -25,7 +29,7 @@ async function rootDseEntry(context: OperationContext) {
       { name: 'objectClass', values: text('top', 'extensibleObject') },
       { name: 'namingContexts', values: text(...contexts) },
       { name: 'supportedLDAPVersion', values: text('3') },
-      { name: 'supportedControl', values: text(PAGED_RESULTS_OID, MANAGE_DSA_IT_OID) },
+      { name: 'supportedControl', values: text(...supportedControls()) },
       { name: 'supportedFeatures', values: text(ALL_OPERATIONAL_ATTRIBUTES) },
       { name: 'supportedExtension', values: text(...supportedExtensions(config)) },
       { name: 'vendorName', values: text('leveldap') },
@@ -42,7 +46,9 @@ function wanted(name: string, selection: ReturnType<typeof parseSelection>): boo
 }
 
 export async function rootDse(request: SearchRequest, context: OperationContext): Promise<Reply> {
+  const assertion = assertionOf(request);
   const entry = await rootDseEntry(context);
+  if (assertion && matches(assertion, entry) !== true) throw new DirectoryError('assertionFailed', '');
   if (matches(request.filter, entry) !== true) return { code: ResultCode.success, entries: 0 };
   const selection = parseSelection(request.attributes);
   const attributes = entry.attributes.filter((attribute) => wanted(attribute.name, selection))

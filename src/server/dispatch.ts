@@ -82,10 +82,10 @@ export function encodeReply(request: AnsweredRequest, reply: Reply): Buffer {
     case 'bind': return encodeBindResponse(id, reply);
     case 'search': return encodeSearchDone(id, reply, reply.controls);
     case 'extended': return encodeExtendedResponse(id, reply, reply.responseName, reply.responseValue);
-    case 'compare': return encodeResult(id, ResponseOp.compare, reply);
-    case 'add': return encodeResult(id, ResponseOp.add, reply);
-    case 'delete': return encodeResult(id, ResponseOp.delete, reply);
-    case 'modify': return encodeResult(id, ResponseOp.modify, reply);
-    case 'modifyDn': return encodeResult(id, ResponseOp.modifyDn, reply);
+    case 'compare': return encodeResult(id, ResponseOp.compare, reply, reply.controls);
+    case 'add': return encodeResult(id, ResponseOp.add, reply, reply.controls);
+    case 'delete': return encodeResult(id, ResponseOp.delete, reply, reply.controls);
+    case 'modify': return encodeResult(id, ResponseOp.modify, reply, reply.controls);
+    case 'modifyDn': return encodeResult(id, ResponseOp.modifyDn, reply, reply.controls);
   }
 }

@@ -3,7 +3,8 @@
  * entry must not (entryAlreadyExists), it needs an objectClass (objectClassViolation); the RDN's
  * values are added when missing, as OpenLDAP does. userPassword values are hashed on the way in.
  * Only an entry named by --base-dn may start a naming context. With the assertion control the
- * entry as it would be stored must match it (assertionFailed, write-controls.ts).
+ * entry as it would be stored must match it (assertionFailed); with the post-read control the
+ * response carries the entry as stored (write-controls.ts).
  */
 import { addEntry, normalizeDn, parseDn } from '../../store/index.js';
 import { ResultCode } from '../../protocol/index.js';
@@ -23,6 +24,6 @@ export async function add(request: AddRequest, context: OperationContext): Promi
     name, values: await valuesToStore(name, values, session, server),
   })));
   const allowNewSuffix = normalized === normalizeDn(server.config.baseDn);
-  await addEntry(server.store, { dn: request.dn, attributes }, { actor: session.dn, allowNewSuffix, check: controls.before });
-  return { code: ResultCode.success };
+  const stored = await addEntry(server.store, { dn: request.dn, attributes }, { actor: session.dn, allowNewSuffix, check: controls.before });
+  return { code: ResultCode.success, controls: await controls.response(stored) };
 }

@@ -1,7 +1,7 @@
 /**
  * Delete (RFC 4511 4.8), for the admin: a leaf entry only (notAllowedOnNonLeaf), with its index
- * keys. The assertion control is tested under the entry's lock, on the entry as deleted
- * (write-controls.ts).
+ * keys. The assertion control is tested and the pre-read copy taken under the entry's lock, on
+ * the entry as deleted (write-controls.ts).
  */
 import { deleteEntry, normalizeDn, parseDn } from '../../store/index.js';
 import { ResultCode } from '../../protocol/index.js';
@@ -17,5 +17,5 @@ export async function remove(request: DeleteRequest, context: OperationContext):
   requireAccess(session, server.config, normalizeDn(dn), 'writeEntry');
   const controls = WriteControls.of(request, session, () => server.store.hasChildren(dn));
   await deleteEntry(server.store, dn, { check: controls.before });
-  return { code: ResultCode.success };
+  return { code: ResultCode.success, controls: await controls.response() };
 }

@@ -2,7 +2,8 @@
  * Modify DN (RFC 4511 4.9), for the admin: a new RDN (its values added, the old ones removed with
  * deleteoldrdn) and optionally a new superior, for a leaf entry (a parent: notAllowedOnNonLeaf).
  * The new name must be free (entryAlreadyExists), the new superior must exist (noSuchObject).
- * The assertion control sees the entry under its lock before the rename (write-controls.ts).
+ * The assertion control and the pre-read copy see the entry under its lock before the rename; the
+ * post-read copy is the entry as renamed (write-controls.ts).
  */
 import { normalizeDn, parseDn, renameEntry, DirectoryError } from '../../store/index.js';
 import { ResultCode } from '../../protocol/index.js';
@@ -25,6 +26,6 @@ export async function modifyDn(request: ModifyDnRequest, context: OperationConte
   const newRdn = parseNewRdn(request.newRdn);
   const newSuperior = request.newSuperior === undefined ? undefined : parseDn(request.newSuperior);
   const controls = WriteControls.of(request, session, () => server.store.hasChildren(dn));
-  await renameEntry(server.store, dn, { newRdn, deleteOldRdn: request.deleteOldRdn, newSuperior }, { actor: session.dn, check: controls.before });
-  return { code: ResultCode.success };
+  const renamed = await renameEntry(server.store, dn, { newRdn, deleteOldRdn: request.deleteOldRdn, newSuperior }, { actor: session.dn, check: controls.before });
+  return { code: ResultCode.success, controls: await controls.response(renamed) };
 }

@@ -6,7 +6,8 @@
  * the whole operation, checked before anything is hashed, and its entry ends with one at most.
  * The admin's unlock (deleting pwdAccountLockedTime) removes pwdFailureTime with it, so that the
  * failures that caused the lock do not count again (lockout.ts counts stored failures). The
- * assertion control sees the entry under its lock before the changes (write-controls.ts).
+ * assertion control and the pre-read copy see the entry under its lock before the changes, the
+ * post-read copy is the entry as written (write-controls.ts).
  */
 import { modifyEntry, normalizeDn, parseDn, typeKey, DirectoryError, type Modification, type ModifyOptions } from '../../store/index.js';
 import { ResultCode } from '../../protocol/index.js';
@@ -59,7 +60,7 @@ export async function modify(request: ModifyRequest, context: OperationContext):
   const controls = WriteControls.of(request, session, () => server.store.hasChildren(dn));
   const modifications = await Promise.all(withUnlock(request.changes).map((change) => toStore(change, context)));
   const passwords = passwordChecks(passwordWrites(request.changes), context);
-  await modifyEntry(server.store, dn, modifications, {
+  const written = await modifyEntry(server.store, dn, modifications, {
     actor: session.dn,
     ...passwords,
     check: async (entry) => {
@@ -67,5 +68,5 @@ export async function modify(request: ModifyRequest, context: OperationContext):
       await passwords.check?.(entry);
     },
   });
-  return { code: ResultCode.success };
+  return { code: ResultCode.success, controls: await controls.response(written) };
 }

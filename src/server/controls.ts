@@ -4,9 +4,11 @@
  * RFC 4511 4.1.11) and ignores the others; the root DSE lists them all as supportedControl. A
  * control the server understands but that a request carries twice is a protocolError (2), as
  * OpenLDAP answers. What each control does: assertion.ts (RFC 4528), read-entry.ts (RFC 4527),
- * handlers/search-paging.ts (RFC 2696).
+ * handlers/bind.ts (the password policy control), handlers/search-paging.ts (RFC 2696).
  */
-import { ASSERTION_OID, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID, POST_READ_OID, PRE_READ_OID, ProtocolError } from '../protocol/index.js';
+import {
+  ASSERTION_OID, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID, PASSWORD_POLICY_OID, POST_READ_OID, PRE_READ_OID, ProtocolError,
+} from '../protocol/index.js';
 import type { Control, Request } from '../protocol/types.js';
 
 type ControlledKind = Exclude<Request['kind'], 'unbind' | 'abandon'>;
@@ -14,10 +16,11 @@ type ControlledKind = Exclude<Request['kind'], 'unbind' | 'abandon'>;
 /**
  * Which controls each operation acts on. ManageDsaIT is accepted everywhere (there are no
  * referrals to manage); assertion on every operation RFC 4528 names (add, compare, delete,
- * modify, modify DN, search); pre-read and post-read where RFC 4527 puts them.
+ * modify, modify DN, search); pre-read and post-read where RFC 4527 puts them; the password
+ * policy control on bind.
  */
 export const SUPPORTED_CONTROLS: Readonly<Record<ControlledKind, readonly string[]>> = {
-  bind:     [MANAGE_DSA_IT_OID],
+  bind:     [MANAGE_DSA_IT_OID, PASSWORD_POLICY_OID],
   search:   [MANAGE_DSA_IT_OID, PAGED_RESULTS_OID, ASSERTION_OID],
   compare:  [MANAGE_DSA_IT_OID, ASSERTION_OID],
   add:      [MANAGE_DSA_IT_OID, ASSERTION_OID, POST_READ_OID],

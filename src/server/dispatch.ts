@@ -79,7 +79,7 @@ export async function perform(request: AnsweredRequest, context: OperationContex
 export function encodeReply(request: AnsweredRequest, reply: Reply): Buffer {
   const id = request.messageId;
   switch (request.kind) {
-    case 'bind': return encodeBindResponse(id, reply);
+    case 'bind': return encodeBindResponse(id, reply, undefined, reply.controls);
     case 'search': return encodeSearchDone(id, reply, reply.controls);
     case 'extended': return encodeExtendedResponse(id, reply, reply.responseName, reply.responseValue);
     case 'compare': return encodeResult(id, ResponseOp.compare, reply, reply.controls);

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import {
-  ASSERTION_OID, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID, POST_READ_OID, PRE_READ_OID, ProtocolError, type Request,
+  ASSERTION_OID, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID, PASSWORD_POLICY_OID, POST_READ_OID, PRE_READ_OID, ProtocolError, type Request,
 } from '../../../src/protocol/index.js';
 import { requestControl, supportedControls, unsupportedCriticalControl } from '../../../src/server/controls.js';
 import { requireAssertion } from '../../../src/server/assertion.js';
@@ -45,15 +45,15 @@ test('each operation acts on the controls its RFC names; a critical control else
   for (const type of [ASSERTION_OID, PRE_READ_OID, POST_READ_OID]) assert.equal(refused('bind', type), type, `bind: ${type}`);
   assert.equal(refused('add', PRE_READ_OID), PRE_READ_OID, 'add has no entry before it');
   assert.equal(refused('delete', POST_READ_OID), POST_READ_OID, 'delete leaves no entry after it');
-  assert.equal(refused('modify', '1.2.3.4'), '1.2.3.4');
+  assert.equal(refused('modify', PASSWORD_POLICY_OID), PASSWORD_POLICY_OID, 'the password policy control on bind only');
   assert.equal(refused('search', PRE_READ_OID), PRE_READ_OID);
-  for (const [kind, type] of [['add', ASSERTION_OID], ['add', POST_READ_OID], ['delete', PRE_READ_OID], ['modify', PRE_READ_OID],
+  for (const [kind, type] of [['bind', PASSWORD_POLICY_OID], ['add', ASSERTION_OID], ['add', POST_READ_OID], ['delete', PRE_READ_OID], ['modify', PRE_READ_OID],
     ['modify', POST_READ_OID], ['modifyDn', ASSERTION_OID], ['compare', ASSERTION_OID], ['search', ASSERTION_OID], ['search', PAGED_RESULTS_OID]] as const) {
     assert.equal(refused(kind, type), undefined, `${kind}: ${type}`);
   }
   assert.equal(requestControl(request('delete', [{ type: POST_READ_OID }]), POST_READ_OID), undefined, 'a non-critical post-read on delete is ignored');
   assert.equal(requestControl(request('delete', [{ type: PRE_READ_OID, value: Buffer.from('3000', 'hex') }]), PRE_READ_OID)?.type, PRE_READ_OID);
-  assert.deepEqual(supportedControls().sort(), [ASSERTION_OID, PAGED_RESULTS_OID, POST_READ_OID, PRE_READ_OID, MANAGE_DSA_IT_OID].sort());
+  assert.deepEqual(supportedControls().sort(), [ASSERTION_OID, PAGED_RESULTS_OID, PASSWORD_POLICY_OID, POST_READ_OID, PRE_READ_OID, MANAGE_DSA_IT_OID].sort());
 });
 
 test('a control given twice is a protocolError', () => {

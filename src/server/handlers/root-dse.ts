@@ -14,8 +14,11 @@ import type { OperationContext, Reply } from '../context.js';
 import { supportedControls } from '../controls.js';
 import { assertionOf } from '../assertion.js';
 
-/** RFC 3673: `+` returns all operational attributes. */
-const ALL_OPERATIONAL_ATTRIBUTES = '1.3.6.1.4.1.4203.1.5.1';
+/** supportedFeatures (RFC 4512 5.1.5): what the server does that has a feature OID. */
+const SUPPORTED_FEATURES = [
+  '1.3.6.1.4.1.4203.1.5.1', // RFC 3673: `+` returns all operational attributes
+  '1.3.6.1.1.14', // RFC 4525: modify-increment
+];
 
 
 const text = (...values: string[]) => values.map((value) => Buffer.from(value, 'utf8'));
@@ -30,7 +33,7 @@ async function rootDseEntry(context: OperationContext) {
       { name: 'namingContexts', values: text(...contexts) },
       { name: 'supportedLDAPVersion', values: text('3') },
       { name: 'supportedControl', values: text(...supportedControls()) },
-      { name: 'supportedFeatures', values: text(ALL_OPERATIONAL_ATTRIBUTES) },
+      { name: 'supportedFeatures', values: text(...SUPPORTED_FEATURES) },
       { name: 'supportedExtension', values: text(...supportedExtensions(config)) },
       { name: 'vendorName', values: text('leveldap') },
       { name: 'vendorVersion', values: text(vendorVersion) },

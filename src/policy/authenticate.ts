@@ -12,6 +12,12 @@
  * cache (bind-cache.ts) may answer a repeat bind of a costly scheme; after a success the lockout
  * records are reset and a stored value the policy wants re-encoded is re-encoded (upgrade.ts),
  * after the bind has answered. One Authenticator per serving thread (its floor is the thread's).
+ *
+ * An 'invalid' verdict says `accountLocked` in one case only: the password was verified (within
+ * lockout's attempts), it matched, and the account was locked meanwhile. A locked account's
+ * password is never verified, so a bind cannot learn from it whether a password is right; nor
+ * can a wrong password learn whether the account is locked (the password policy response
+ * control reports accountLocked from this flag alone: handlers/bind.ts).
  */
 import type { Logger } from 'pino';
 import type { SchemeRegistry } from '../password/index.js';
@@ -29,7 +35,9 @@ export interface AdminAccount {
 }
 
 /** What a bind is authenticated as. */
-type Verdict = { readonly result: 'success'; readonly isAdmin: boolean } | { readonly result: 'invalid' };
+type Verdict =
+  | { readonly result: 'success'; readonly isAdmin: boolean }
+  | { readonly result: 'invalid'; readonly accountLocked?: true };
 
 /** The bind's DN, parsed and normalized. */
 export interface BindTarget {
@@ -51,6 +59,8 @@ interface AuthenticatorParts {
 const FLOOR_HALF_LIFE_MS = 5000;
 const MAX_FLOOR_MS = 2000;
 const INVALID: Verdict = { result: 'invalid' };
+/** The right password, verified, for an account locked during the verification. */
+const LOCKED_AFTER_MATCH: Verdict = { result: 'invalid', accountLocked: true };
 
 /**
  * Failed binds answer no sooner than the slowest recent verification (a decaying maximum), so
@@ -128,7 +138,7 @@ export class Authenticator {
     if (lockout.lockedNow(target.dn, target.normalized)) {
       lockout.release(target.normalized);
       log.debug({ dn: target.normalized }, 'bind refused: the account was locked during the verification');
-      return INVALID;
+      return LOCKED_AFTER_MATCH;
     }
     return this.succeeded(target, account, password, matched);
   }

@@ -46,9 +46,10 @@ export function encodeResult(messageId: number, op: ResponseOp, result: Result, 
   return encodeResponse(messageId, op, result, NO_EXTRAS, controls);
 }
 
-export function encodeBindResponse(messageId: number, result: Result, serverSaslCreds?: Buffer): Buffer {
+/** BindResponse; `controls` carries e.g. the password policy response control. */
+export function encodeBindResponse(messageId: number, result: Result, serverSaslCreds?: Buffer, controls?: readonly Control[]): Buffer {
   const extras = serverSaslCreds === undefined ? NO_EXTRAS : [{ tag: Tag.ServerSaslCreds, value: serverSaslCreds }];
-  return encodeResponse(messageId, ResponseOp.bind, result, extras);
+  return encodeResponse(messageId, ResponseOp.bind, result, extras, controls);
 }
 
 /** SearchResultDone; `controls` carries e.g. the paged results response control. */
@@ -138,11 +139,27 @@ export function encodeSearchEntry(messageId: number, dn: string, attributes: rea
   const buffer = Buffer.allocUnsafe(elementSize(length));
   let pos = writeHeader(buffer, 0, Tag.Sequence, length);
   pos = writeInteger(buffer, pos, Tag.Integer, messageId);
-  pos = writeHeader(buffer, pos, Tag.SearchEntry, entryLength);
+  pos = writeEntry(buffer, pos, dn, dnLength, listLength, attributes);
+  return checked(buffer, pos);
+}
+
+/**
+ * A SearchResultEntry on its own, without the LDAPMessage around it: the value of the pre-read
+ * and post-read response controls (RFC 4527).
+ */
+export function encodeEntryValue(dn: string, attributes: readonly EntryAttribute[]): Buffer {
+  const dnLength = stringLength(dn);
+  const listLength = measureAttributes(attributes);
+  const buffer = Buffer.allocUnsafe(elementSize(elementSize(dnLength) + elementSize(listLength)));
+  return checked(buffer, writeEntry(buffer, 0, dn, dnLength, listLength, attributes));
+}
+
+/** Writes the SearchResultEntry element (its attributes measured into `scratch` first); returns the position after it. */
+function writeEntry(buffer: Buffer, pos: number, dn: string, dnLength: number, listLength: number, attributes: readonly EntryAttribute[]): number {
+  pos = writeHeader(buffer, pos, Tag.SearchEntry, elementSize(dnLength) + elementSize(listLength));
   pos = writeString(buffer, pos, Tag.OctetString, dn, dnLength);
   pos = writeHeader(buffer, pos, Tag.Sequence, listLength);
-  pos = writeAttributes(buffer, pos, attributes);
-  return checked(buffer, pos);
+  return writeAttributes(buffer, pos, attributes);
 }
 
 /** Fills `scratch`; returns the content length of the PartialAttributeList. */

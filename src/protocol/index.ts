@@ -6,6 +6,7 @@ export { decodeRequest, decodeRequestFully, decodeSimpleBind, peekRequest, Reque
 export { MAX_FILTER_DEPTH, MAX_FILTER_ELEMENTS } from './decode-filter.js';
 export {
   encodeBindResponse,
+  encodeEntryValue,
   encodeExtendedResponse,
   encodeNoticeOfDisconnection,
   encodeResult,
@@ -16,6 +17,23 @@ export {
   ResponseOp,
   type EntryAttribute,
 } from './encode.js';
-export { decodePagedResults, encodePagedResults, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID, type PagedResults } from './controls.js';
+export {
+  ASSERTION_OID,
+  checkPasswordPolicyRequest,
+  decodeAssertion,
+  decodeAttributeSelection,
+  decodePagedResults,
+  encodePagedResults,
+  encodePasswordPolicyResponse,
+  MANAGE_DSA_IT_OID,
+  PAGED_RESULTS_OID,
+  PASSWORD_POLICY_OID,
+  PasswordPolicyError,
+  POST_READ_OID,
+  PRE_READ_OID,
+  type PagedResults,
+  type PasswordPolicyErrorName,
+  type PasswordPolicyResponse,
+} from './controls.js';
 export { decodePasswordModify, encodePasswordModifyResponse, PASSWORD_MODIFY_OID, type PasswordModifyRequest } from './password-modify.js';
 export { ResultCode, type ResultCodeName } from './result-codes.js';

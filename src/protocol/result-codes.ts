@@ -1,4 +1,4 @@
-/** LDAP result codes (RFC 4511 4.1.9, RFC 4520), by name: every code the server sends. */
+/** LDAP result codes (RFC 4511 4.1.9, RFC 4520; assertionFailed: RFC 4528), by name: every code the server sends. */
 export const ResultCode = {
   success: 0,
   operationsError: 1,
@@ -30,6 +30,8 @@ export const ResultCode = {
   entryAlreadyExists: 68,
   objectClassModsProhibited: 69,
   other: 80,
+  /** RFC 4528: the assertion control's filter is not TRUE on the target entry. */
+  assertionFailed: 122,
 } as const;
 
 export type ResultCodeName = keyof typeof ResultCode;

@@ -13,7 +13,7 @@
  * "write entry" is add, delete, modify DN, and a modify of any attribute but userPassword;
  * "write userPassword" is a modify touching only userPassword, or a password modify.
  */
-import { attributeType, DirectoryError, typeKey } from '../store/index.js';
+import { attributeType, DirectoryError, typeKey, type Entry } from '../store/index.js';
 import type { ServerConfig } from './config.js';
 
 type Requester = 'anonymous' | 'self' | 'otherUser' | 'admin';
@@ -89,6 +89,16 @@ const READABLE: Readonly<Record<Requester, Readable>> = {
 /** What the identity may see of this entry (given that it may read the entry: readEntry). */
 export function readable(identity: Identity, entryNormalizedDn: string): Readable {
   return READABLE[requesterOf(identity, entryNormalizedDn)];
+}
+
+/**
+ * What a filter may test (a search's, an assertion control's): the attributes the viewer may see,
+ * so that no filter can probe a hash or tell a locked account (without the right, the entry
+ * looks as if it lacked them).
+ */
+export function filterView(entry: Entry, view: Readable): Entry {
+  if (view.all) return entry;
+  return { dn: entry.dn, attributes: entry.attributes.filter((attribute) => view.attribute(attribute.name)) };
 }
 
 /** The right a write of this attribute needs. */

@@ -4,11 +4,12 @@
  * becomes `other` (logged, never a crash), an abandoned operation gets no response.
  */
 import { dnSizeProblem, DirectoryError } from '../store/index.js';
-import { ResultCode, ProtocolError, encodeBindResponse, encodeExtendedResponse, encodeResult, encodeSearchDone, ResponseOp, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from '../protocol/index.js';
+import { ResultCode, ProtocolError, encodeBindResponse, encodeExtendedResponse, encodeResult, encodeSearchDone, ResponseOp } from '../protocol/index.js';
 import { dnLimitsOf, type Limits } from './config.js';
 import type { Request } from '../protocol/types.js';
 import type { OperationContext, Reply } from './context.js';
 import { Abandoned } from './errors.js';
+import { unsupportedCriticalControl } from './controls.js';
 import { bind } from './handlers/bind.js';
 import { compare } from './handlers/compare.js';
 import { extended } from './handlers/extended.js';
@@ -26,14 +27,9 @@ const HANDLERS: Record<AnsweredRequest['kind'], Handler> = {
   bind, search, compare, extended, add, delete: remove, modify, modifyDn,
 };
 
-/** Controls understood, per operation; an unknown critical control is refused (RFC 4511 4.1.11). */
-const SUPPORTED_CONTROLS: Partial<Record<AnsweredRequest['kind'], readonly string[]>> = {
-  search: [PAGED_RESULTS_OID, MANAGE_DSA_IT_OID],
-};
-
-function unsupportedCriticalControl(request: AnsweredRequest): Reply | undefined {
-  const supported = SUPPORTED_CONTROLS[request.kind] ?? [MANAGE_DSA_IT_OID];
-  const control = request.controls.find((candidate) => candidate.critical && !supported.includes(candidate.type));
+/** unavailableCriticalExtension (12) for a critical control the operation does not act on (controls.ts; RFC 4511 4.1.11). */
+function criticalControlRefusal(request: AnsweredRequest): Reply | undefined {
+  const control = unsupportedCriticalControl(request);
   return control && { code: ResultCode.unavailableCriticalExtension, message: `critical control ${control.type} is not supported` };
 }
 
@@ -71,7 +67,7 @@ export async function perform(request: AnsweredRequest, context: OperationContex
   // A bind starts anonymous whatever its outcome, even a refusal before it runs (RFC 4513 4).
   if (request.kind === 'bind') context.session.bindAs('', false);
   try {
-    const refusal = unsupportedCriticalControl(request) ?? oversizedDn(request, context.server.config.limits);
+    const refusal = criticalControlRefusal(request) ?? oversizedDn(request, context.server.config.limits);
     if (refusal) return refusal;
     return await (HANDLERS[request.kind] as (request: AnsweredRequest, context: OperationContext) => Promise<Reply>)(request, context);
   } catch (error) {
@@ -83,13 +79,13 @@ export async function perform(request: AnsweredRequest, context: OperationContex
 export function encodeReply(request: AnsweredRequest, reply: Reply): Buffer {
   const id = request.messageId;
   switch (request.kind) {
-    case 'bind': return encodeBindResponse(id, reply);
+    case 'bind': return encodeBindResponse(id, reply, undefined, reply.controls);
     case 'search': return encodeSearchDone(id, reply, reply.controls);
     case 'extended': return encodeExtendedResponse(id, reply, reply.responseName, reply.responseValue);
-    case 'compare': return encodeResult(id, ResponseOp.compare, reply);
-    case 'add': return encodeResult(id, ResponseOp.add, reply);
-    case 'delete': return encodeResult(id, ResponseOp.delete, reply);
-    case 'modify': return encodeResult(id, ResponseOp.modify, reply);
-    case 'modifyDn': return encodeResult(id, ResponseOp.modifyDn, reply);
+    case 'compare': return encodeResult(id, ResponseOp.compare, reply, reply.controls);
+    case 'add': return encodeResult(id, ResponseOp.add, reply, reply.controls);
+    case 'delete': return encodeResult(id, ResponseOp.delete, reply, reply.controls);
+    case 'modify': return encodeResult(id, ResponseOp.modify, reply, reply.controls);
+    case 'modifyDn': return encodeResult(id, ResponseOp.modifyDn, reply, reply.controls);
   }
 }

@@ -73,11 +73,15 @@ export interface AddOptions {
   readonly sync?: boolean;
   /** An entry whose parent is missing may start a new naming context if no ancestor exists. */
   readonly allowNewSuffix?: boolean;
+  /** Runs on the entry as it will be stored, under the locks, before the write: a throw refuses the add. */
+  readonly check?: (entry: Entry) => void | Promise<void>;
 }
 
 interface PlannedAdd {
   readonly key: string;
   readonly ops: BatchOp[];
+  /** The entry as it will be stored (operational attributes added). */
+  readonly stored: Entry;
   /** The entry starts a naming context. */
   readonly newSuffix: boolean;
 }
@@ -291,7 +295,7 @@ export class DirectoryStore {
     for (const indexKey of indexKeys(stored, key, this.indexed)) ops.push(put(indexKey));
     for (const [derived, value] of membershipRecords(stored, key)) ops.push(put(derived, value));
     if (newSuffix) ops.push(put(suffixKey(key)));
-    return { key, ops, newSuffix };
+    return { key, ops, newSuffix, stored };
   }
 
   private needsNewSuffix(dn: Dn, keys: readonly string[], options: AddOptions, exists: (key: string) => boolean): boolean {
@@ -305,15 +309,17 @@ export class DirectoryStore {
 
   /**
    * Adds one entry with its index keys in one atomic batch; durable when it resolves. Holds the
-   * locks of the entry and its parent (see writes.ts for the other writes).
+   * locks of the entry and its parent (see writes.ts for the other writes). Returns the entry as stored.
    */
-  async add(entry: Entry, options: AddOptions = {}): Promise<void> {
+  async add(entry: Entry, options: AddOptions = {}): Promise<Entry> {
     const dn = parseDn(entry.dn);
     const keys = ancestorKeys(dn);
-    await this.locks.run(keys.slice(0, 2), async () => {
+    return this.locks.run(keys.slice(0, 2), async () => {
       const known = await this.existing(keys);
-      const { ops } = this.planAdd(entry, dn, keys, options, (key) => known.has(key));
+      const { ops, stored } = this.planAdd(entry, dn, keys, options, (key) => known.has(key));
+      await options.check?.(stored);
       await this.write(ops, options.sync ?? true);
+      return stored;
     });
   }
 

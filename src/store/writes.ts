@@ -34,6 +34,12 @@ export interface WriteOptions {
   readonly actor: string;
   /** Acknowledge only once the write is on disk (fsync). Default true. */
   readonly sync?: boolean;
+  /**
+   * Runs under the entry's lock before the write, on the entry as stored (modify, delete, rename)
+   * or, on add, as it will be stored: a throw refuses the write (an old password check, an
+   * assertion control).
+   */
+  readonly check?: (entry: Entry) => void | Promise<void>;
 }
 
 export interface AddEntryOptions extends WriteOptions {
@@ -42,8 +48,6 @@ export interface AddEntryOptions extends WriteOptions {
 }
 
 export interface ModifyOptions extends WriteOptions {
-  /** Runs on the stored entry, under its lock, before the change (e.g. an old password check). */
-  readonly check?: (entry: Entry) => void | Promise<void>;
   /** Runs on the entry the changes give, under the lock, before it is written (e.g. a cap on its values). */
   readonly checkResult?: (entry: Entry) => void;
 }
@@ -51,7 +55,7 @@ export interface ModifyOptions extends WriteOptions {
 /** Groups one delete or rename may update for referential integrity: serve's --max-refint-groups default. */
 export const DEFAULT_MAX_REFINT_GROUPS = 1000;
 
-export interface DeleteOptions {
+export interface DeleteOptions extends Pick<WriteOptions, 'check'> {
   /** modifiersName of the groups referential integrity changes (else theirs are kept). */
   readonly actor?: string;
   /** Acknowledge only once the write is on disk (fsync). Default true. */
@@ -82,8 +86,9 @@ function keysOf(dn: Dn): [string, string] {
 /**
  * Adds an entry sent by a client: attributes named twice are merged, values checked, attributes
  * the server keeps refused, and the RDN's values added when missing (RFC 4511 4.7, as OpenLDAP).
+ * Returns the entry as stored (with its operational attributes).
  */
-export async function addEntry(store: DirectoryStore, entry: Entry, options: AddEntryOptions): Promise<void> {
+export async function addEntry(store: DirectoryStore, entry: Entry, options: AddEntryOptions): Promise<Entry> {
   const dn = parseDn(entry.dn);
   const attributes = groupAttributes(entry.attributes.flatMap(({ name, values }) => values.map((value) => ({ name, value }))));
   for (const { name, values } of attributes) {
@@ -91,7 +96,7 @@ export async function addEntry(store: DirectoryStore, entry: Entry, options: Add
     checkValues(name, values);
   }
   const complete = withRdnValues({ dn: entry.dn, attributes }, dn[0] ?? []);
-  await store.add(withStructuralClass(complete, checkClientEntry(complete)), options);
+  return store.add(withStructuralClass(complete, checkClientEntry(complete)), options);
 }
 
 /** Applies the modifications to the entry, all or none; returns the entry as stored. */
@@ -180,6 +185,7 @@ export async function deleteEntry(store: DirectoryStore, dn: Dn, options: Delete
   const groups = await namingGroups(store, dn, key, options.maxRefintGroups ?? DEFAULT_MAX_REFINT_GROUPS);
   await store.locks.run([key, ...groups], async () => {
     const entry = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
+    await options.check?.(entry);
     if (await store.hasChildren(dn)) throw new DirectoryError('notAllowedOnNonLeaf', 'subordinate objects must be deleted first');
     const ops = [...removalOps(key, parentKey, dn[0]!), del(suffixKey(key)), ...membershipChanges(entry, key, undefined, key)];
     for (const indexKey of indexKeys(entry, key, store.indexed)) ops.push(del(indexKey));
@@ -201,6 +207,7 @@ export async function renameEntry(store: DirectoryStore, dn: Dn, rename: Rename,
   const groups = await namingGroups(store, dn, oldKey, options.maxRefintGroups ?? DEFAULT_MAX_REFINT_GROUPS);
   return store.locks.run([oldKey, newKey, newParentKey, ...groups], async () => {
     const before = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
+    await options.check?.(before);
     await checkRename(store, { dn, oldKey, oldParentKey, parent, newParentKey, newDn, newKey });
     const moved = renamed(before, parseDn(before.dn), newDn, rename.deleteOldRdn);
     // A group naming itself names its new DN.

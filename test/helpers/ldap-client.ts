@@ -158,6 +158,27 @@ export function pagedCookie(controls: Buffer | undefined): Buffer | undefined {
   return undefined;
 }
 
+export interface ResponseControl {
+  readonly type: string;
+  readonly critical: boolean;
+  readonly value?: Buffer;
+}
+
+/** Every control among a response's controls (the content of its [0] Controls), in order. */
+export function responseControls(controls: Buffer | undefined): ResponseControl[] {
+  const found: ResponseControl[] = [];
+  for (let at = 0; controls && at < controls.length;) {
+    const control = mustRead(controls, at, controls.length, 'control');
+    const oid = mustRead(controls, control.start, control.end, 'controlType');
+    let next = oid.end < control.end ? mustRead(controls, oid.end, control.end, 'criticality') : undefined;
+    const critical = next?.tag === 0x01 && controls[next.start] !== 0;
+    if (next?.tag === 0x01) next = next.end < control.end ? mustRead(controls, next.end, control.end, 'controlValue') : undefined;
+    found.push({ type: controls.toString('latin1', oid.start, oid.end), critical, ...(next && { value: controls.subarray(next.start, next.end) }) });
+    at = control.end;
+  }
+  return found;
+}
+
 /** Parses one LDAPMessage (a whole frame). */
 export function parseResponse(frame: Buffer): Response {
   const outer = mustRead(frame, 0, frame.length, 'LDAPMessage');

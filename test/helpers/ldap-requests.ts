@@ -1,7 +1,8 @@
 /**
  * Write requests for raw-socket tests, encoded with @ldapjs/asn1's BerWriter (independent of the
  * server's codec): bind, add, modify (with increment, which @ldapjs/change cannot express),
- * delete, and Password Modify; and a wait for the response to one message ID.
+ * delete, and Password Modify; controls added to any of them; and a wait for the response to
+ * one message ID.
  */
 import { createRequire } from 'node:module';
 import type { RawConnection, Response } from './ldap-client.js';
@@ -15,6 +16,7 @@ interface Writer {
   writeBoolean(value: boolean, tag?: number): void;
   writeString(value: string, tag?: number): void;
   writeBuffer(value: Buffer, tag: number): void;
+  appendBuffer(value: Buffer): void;
 }
 const require = createRequire(import.meta.url);
 const { BerWriter } = require('@ldapjs/asn1') as { BerWriter: new () => Writer };
@@ -46,6 +48,32 @@ function writeAttribute(writer: Writer, name: string | Buffer, values: readonly 
   for (const value of values) writer.writeBuffer(bytes(value), OCTET_STRING);
   writer.endSequence();
   writer.endSequence();
+}
+
+export interface ControlSpec {
+  readonly type: string;
+  readonly critical?: boolean;
+  readonly value?: Buffer;
+}
+
+/** The same LDAPMessage with these controls ([0] Controls) after its protocolOp. */
+export function withControls(frame: Buffer, controls: readonly ControlSpec[]): Buffer {
+  const first = frame[1]!;
+  const contentStart = first < 0x80 ? 2 : 2 + (first & 0x7f);
+  const writer = new BerWriter();
+  writer.startSequence(0x30);
+  writer.appendBuffer(frame.subarray(contentStart));
+  writer.startSequence(0xa0);
+  for (const control of controls) {
+    writer.startSequence(0x30);
+    writer.writeString(control.type);
+    if (control.critical) writer.writeBoolean(true);
+    if (control.value !== undefined) writer.writeBuffer(control.value, OCTET_STRING);
+    writer.endSequence();
+  }
+  writer.endSequence();
+  writer.endSequence();
+  return Buffer.from(writer.buffer);
 }
 
 export function bindRequest(messageId: number, dn: string, password: string): Buffer {

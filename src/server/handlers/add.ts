@@ -2,7 +2,9 @@
  * Add (RFC 4511 4.7), for the admin: the parent must exist (noSuchObject with matchedDN), the
  * entry must not (entryAlreadyExists), it needs an objectClass (objectClassViolation); the RDN's
  * values are added when missing, as OpenLDAP does. userPassword values are hashed on the way in.
- * Only an entry named by --base-dn may start a naming context.
+ * Only an entry named by --base-dn may start a naming context. With the assertion control the
+ * entry as it would be stored must match it (assertionFailed); with the post-read control the
+ * response carries the entry as stored (write-controls.ts).
  */
 import { addEntry, normalizeDn, parseDn } from '../../store/index.js';
 import { ResultCode } from '../../protocol/index.js';
@@ -10,16 +12,18 @@ import type { AddRequest } from '../../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { valuesToStore } from '../password-values.js';
+import { WriteControls } from '../write-controls.js';
 
 
 export async function add(request: AddRequest, context: OperationContext): Promise<Reply> {
   const { server, session } = context;
   const normalized = normalizeDn(parseDn(request.dn));
   requireAccess(session, server.config, normalized, 'writeEntry');
+  const controls = WriteControls.of(request, session, () => false);
   const attributes = await Promise.all(request.attributes.map(async ({ name, values }) => ({
     name, values: await valuesToStore(name, values, session, server),
   })));
   const allowNewSuffix = normalized === normalizeDn(server.config.baseDn);
-  await addEntry(server.store, { dn: request.dn, attributes }, { actor: session.dn, allowNewSuffix });
-  return { code: ResultCode.success };
+  const stored = await addEntry(server.store, { dn: request.dn, attributes }, { actor: session.dn, allowNewSuffix, check: controls.before });
+  return { code: ResultCode.success, controls: await controls.response(stored) };
 }

@@ -4,10 +4,18 @@
  * floor, the verified-bind cache, decoys for unknown DNs), then the session is bound. The session
  * was made anonymous before this runs (dispatch.ts), whatever the outcome. An unknown DN, a wrong
  * password and a locked account all answer invalidCredentials (49), with nothing in the message.
+ *
+ * With the password policy request control (draft-behera-ldap-password-policy, as nslcd and SSSD
+ * send it), every BindResponse carries the response control: empty (no warning: leveldap has no
+ * password expiry; no error), except accountLocked when the password was verified right and the
+ * account got locked during the verification (authenticate.ts). A locked account's password is
+ * not verified, so its binds get the empty control, as a wrong password and an unknown DN do:
+ * the control never tells who is locked or which password is right (docs/password-policy.md).
  */
-import { ResultCode } from '../../protocol/index.js';
+import { ResultCode, checkPasswordPolicyRequest, encodePasswordPolicyResponse, PASSWORD_POLICY_OID } from '../../protocol/index.js';
 import type { OperationContext, Reply } from '../context.js';
-import type { BindRequest } from '../../protocol/types.js';
+import type { BindRequest, Control } from '../../protocol/types.js';
+import { requestControl } from '../controls.js';
 
 const NOT_V3: Reply = { code: ResultCode.protocolError, message: 'only LDAPv3 is supported' };
 const SASL_UNSUPPORTED: Reply = { code: ResultCode.authMethodNotSupported, message: 'SASL mechanisms are not supported' };
@@ -23,17 +31,37 @@ function refusal(request: BindRequest, password: Buffer, context: OperationConte
   return undefined;
 }
 
-export async function bind(request: BindRequest, context: OperationContext): Promise<Reply> {
+/** The password policy response controls a bind can get: nothing to report, or accountLocked. */
+const POLICY_CONTROLS = {
+  none: { type: PASSWORD_POLICY_OID, critical: false, value: encodePasswordPolicyResponse({}) },
+  accountLocked: { type: PASSWORD_POLICY_OID, critical: false, value: encodePasswordPolicyResponse({ error: 'accountLocked' }) },
+} as const satisfies Record<string, Control>;
+
+/** The bind's answer, and whether the password was right for an account locked meanwhile. */
+interface Outcome {
+  readonly reply: Reply;
+  readonly accountLocked?: boolean;
+}
+
+async function authenticateBind(request: BindRequest, context: OperationContext): Promise<Outcome> {
   const { authentication } = request;
-  if (request.version !== 3) return NOT_V3;
-  if (authentication.method !== 'simple') return SASL_UNSUPPORTED;
+  if (request.version !== 3) return { reply: NOT_V3 };
+  if (authentication.method !== 'simple') return { reply: SASL_UNSUPPORTED };
   const early = refusal(request, authentication.password, context);
-  if (early) return early;
+  if (early) return { reply: early };
   const { bindNames, policy } = context.server;
   const parsed = bindNames.parse(request.name);
   const verdict = await policy.authenticator.authenticate(parsed, authentication.password);
-  if (verdict.result === 'invalid') return INVALID;
+  if (verdict.result === 'invalid') return { reply: INVALID, accountLocked: verdict.accountLocked === true };
   bindNames.bound(request.name, parsed);
   context.session.bindAs(parsed.pretty, verdict.isAdmin, parsed.normalized);
-  return { code: ResultCode.success };
+  return { reply: { code: ResultCode.success } };
+}
+
+export async function bind(request: BindRequest, context: OperationContext): Promise<Reply> {
+  const policyRequest = requestControl(request, PASSWORD_POLICY_OID);
+  if (policyRequest) checkPasswordPolicyRequest(policyRequest.value);
+  const { reply, accountLocked } = await authenticateBind(request, context);
+  if (!policyRequest) return reply;
+  return { ...reply, controls: [accountLocked ? POLICY_CONTROLS.accountLocked : POLICY_CONTROLS.none] };
 }

@@ -3,12 +3,15 @@
  * deleteoldrdn) and optionally a new superior, for a leaf entry (a parent: notAllowedOnNonLeaf).
  * The new name must be free (entryAlreadyExists), the new superior must exist (noSuchObject).
  * The groups naming the entry name its new DN (referential integrity, up to --max-refint-groups).
+ * The assertion control and the pre-read copy see the entry under its lock before the rename; the
+ * post-read copy is the entry as renamed (write-controls.ts).
  */
 import { normalizeDn, parseDn, renameEntry, DirectoryError } from '../../store/index.js';
 import { ResultCode } from '../../protocol/index.js';
 import type { ModifyDnRequest } from '../../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
+import { WriteControls } from '../write-controls.js';
 
 
 function parseNewRdn(text: string) {
@@ -23,8 +26,9 @@ export async function modifyDn(request: ModifyDnRequest, context: OperationConte
   requireAccess(session, server.config, normalizeDn(dn), 'writeEntry');
   const newRdn = parseNewRdn(request.newRdn);
   const newSuperior = request.newSuperior === undefined ? undefined : parseDn(request.newSuperior);
-  await renameEntry(server.store, dn, { newRdn, deleteOldRdn: request.deleteOldRdn, newSuperior }, {
-    actor: session.dn, maxRefintGroups: server.config.limits.maxRefintGroups,
+  const controls = WriteControls.of(request, session, () => server.store.hasChildren(dn));
+  const renamed = await renameEntry(server.store, dn, { newRdn, deleteOldRdn: request.deleteOldRdn, newSuperior }, {
+    actor: session.dn, maxRefintGroups: server.config.limits.maxRefintGroups, check: controls.before,
   });
-  return { code: ResultCode.success };
+  return { code: ResultCode.success, controls: await controls.response(renamed) };
 }

@@ -5,7 +5,9 @@
  * password policy's quality rules (password-values.ts). A user sets one userPassword value in
  * the whole operation, checked before anything is hashed, and its entry ends with one at most.
  * The admin's unlock (deleting pwdAccountLockedTime) removes pwdFailureTime with it, so that the
- * failures that caused the lock do not count again (lockout.ts counts stored failures).
+ * failures that caused the lock do not count again (lockout.ts counts stored failures). The
+ * assertion control and the pre-read copy see the entry under its lock before the changes, the
+ * post-read copy is the entry as written (write-controls.ts).
  */
 import { modifyEntry, normalizeDn, parseDn, typeKey, DirectoryError, type Modification, type ModifyOptions } from '../../store/index.js';
 import { ResultCode } from '../../protocol/index.js';
@@ -13,6 +15,7 @@ import type { Change, ModifyRequest } from '../../protocol/types.js';
 import { requireAccess, writeRightFor } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { plainPasswords, refuseCurrentPassword, refuseManyPasswords, refuseSecondPassword, valuesToStore } from '../password-values.js';
+import { WriteControls } from '../write-controls.js';
 
 async function toStore(change: Change, context: OperationContext): Promise<Modification> {
   if (change.op !== 'add' && change.op !== 'replace') return change;
@@ -54,7 +57,16 @@ export async function modify(request: ModifyRequest, context: OperationContext):
   if (request.changes.length === 0) throw new DirectoryError('protocolError', 'no modifications specified');
   for (const change of request.changes) requireAccess(session, server.config, normalized, writeRightFor(change.attribute));
   refuseManyPasswords(request.changes, session);
+  const controls = WriteControls.of(request, session, () => server.store.hasChildren(dn));
   const modifications = await Promise.all(withUnlock(request.changes).map((change) => toStore(change, context)));
-  await modifyEntry(server.store, dn, modifications, { actor: session.dn, ...passwordChecks(passwordWrites(request.changes), context) });
-  return { code: ResultCode.success };
+  const passwords = passwordChecks(passwordWrites(request.changes), context);
+  const written = await modifyEntry(server.store, dn, modifications, {
+    actor: session.dn,
+    ...passwords,
+    check: async (entry) => {
+      await controls.before(entry);
+      await passwords.check?.(entry);
+    },
+  });
+  return { code: ResultCode.success, controls: await controls.response(written) };
 }

@@ -1,16 +1,23 @@
 /**
  * The root DSE (base "" scope base): what this server is and supports. Like OpenLDAP, its
  * attributes are operational: a plain request returns objectClass, `+` or names return the rest.
+ * supportedControl is every control some operation acts on (controls.ts); with the assertion
+ * control, the root DSE must match it (assertionFailed).
  */
-import { SUBSCHEMA_DN, type Entry } from '../../store/index.js';
-import { MANAGE_DSA_IT_OID, PAGED_RESULTS_OID } from '../../protocol/index.js';
+import { DirectoryError, SUBSCHEMA_DN, type Entry } from '../../store/index.js';
+import { matches } from '../filter/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
 import { answerWithEntry } from './single-entry.js';
 import { supportedExtensions } from './extended.js';
 import type { OperationContext, Reply } from '../context.js';
+import { supportedControls } from '../controls.js';
+import { assertionOf } from '../assertion.js';
 
-/** RFC 3673: `+` returns all operational attributes. */
-const ALL_OPERATIONAL_ATTRIBUTES = '1.3.6.1.4.1.4203.1.5.1';
+/** supportedFeatures (RFC 4512 5.1.5): what the server does that has a feature OID. */
+const SUPPORTED_FEATURES = [
+  '1.3.6.1.4.1.4203.1.5.1', // RFC 3673: `+` returns all operational attributes
+  '1.3.6.1.1.14', // RFC 4525: modify-increment
+];
 
 const text = (...values: string[]) => values.map((value) => Buffer.from(value, 'utf8'));
 
@@ -23,8 +30,8 @@ async function rootDseEntry(context: OperationContext): Promise<Entry> {
       { name: 'objectClass', values: text('top', 'extensibleObject') },
       { name: 'namingContexts', values: text(...contexts) },
       { name: 'supportedLDAPVersion', values: text('3') },
-      { name: 'supportedControl', values: text(PAGED_RESULTS_OID, MANAGE_DSA_IT_OID) },
-      { name: 'supportedFeatures', values: text(ALL_OPERATIONAL_ATTRIBUTES) },
+      { name: 'supportedControl', values: text(...supportedControls()) },
+      { name: 'supportedFeatures', values: text(...SUPPORTED_FEATURES) },
       { name: 'supportedExtension', values: text(...supportedExtensions(config)) },
       { name: 'vendorName', values: text('leveldap') },
       { name: 'vendorVersion', values: text(vendorVersion) },
@@ -35,5 +42,8 @@ async function rootDseEntry(context: OperationContext): Promise<Entry> {
 
 /** objectClass is a user attribute of the root DSE; the rest are operational (their schema says so). */
 export async function rootDse(request: SearchRequest, context: OperationContext): Promise<Reply> {
-  return answerWithEntry(request, context, await rootDseEntry(context));
+  const assertion = assertionOf(request);
+  const entry = await rootDseEntry(context);
+  if (assertion && matches(assertion, entry) !== true) throw new DirectoryError('assertionFailed', '');
+  return answerWithEntry(request, context, entry);
 }

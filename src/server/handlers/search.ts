@@ -3,14 +3,16 @@
  * when the filter allows, every candidate checked by our own filter evaluator, attributes
  * selected per request, size and time limits (client's and server's), simple paged results,
  * and abandon. Membership items of the filter (memberOf, in-chain) are resolved first
- * (filter/membership.ts); memberOf's values are computed for the entries that need them.
+ * (filter/membership.ts); memberOf's values are computed for the entries that need them. With
+ * the assertion control, the base entry must match it (assertionFailed), on every page of a
+ * paged search.
  */
 import { dnKey, normalizeDn, normalizedDnOf, parseDn, SUBSCHEMA_KEY, type Entry } from '../../store/index.js';
 import { ResultCode, encodeSearchEntry } from '../../protocol/index.js';
 import { filterTerms, indexHint, matches, mentionsAttribute, needsMemberOfValues, resolveMemberships, type Memberships } from '../filter/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
 import { parseSelection, selectAttributes, wantsComputed, type Selection } from '../attributes.js';
-import { readable, requireAccess, type Readable } from '../access.js';
+import { filterView, readable, requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { Abandoned } from '../errors.js';
 import { pagingOf, pagedReply, type Paging } from './search-paging.js';
@@ -18,6 +20,7 @@ import type { Matched } from '../net/paged-searches.js';
 import { rootDse } from './root-dse.js';
 import { subschema } from './subschema.js';
 import { memberOfValues } from '../member-of.js';
+import { assertionOf, requireAssertion } from '../assertion.js';
 
 /** The smaller of the client's limit and the server's, 0 meaning none. */
 function effectiveLimit(client: number, server: number): number {
@@ -87,15 +90,6 @@ async function sendEntry(walk: Walk, { entry, hasSubordinates, memberOf, readabl
   await context.send(encodeSearchEntry(request.messageId, entry.dn, attributes));
 }
 
-/**
- * What the filter may test: the attributes the viewer may see, so that no filter can probe a
- * hash or tell a locked account (without the right, the entry looks as if it lacked them).
- */
-function filterView(entry: Entry, readable: Readable): Entry {
-  if (readable.all) return entry;
-  return { dn: entry.dn, attributes: entry.attributes.filter((attribute) => readable.attribute(attribute.name)) };
-}
-
 /** The entry with its hasSubordinates and memberOf (when needed) if it matches the search, else undefined. */
 async function check(walk: Walk, entry: Entry): Promise<Matched | undefined> {
   const { memberships, needsMemberOf } = walk;
@@ -156,6 +150,8 @@ export async function search(request: SearchRequest, context: OperationContext):
   const base = parseDn(request.base);
   if (normalizeDn(base) === SUBSCHEMA_KEY) return subschema(request, context);
   if (base.length === 0) return { code: ResultCode.noSuchObject, message: 'search a naming context (see the root DSE)' };
+  const assertion = assertionOf(request);
+  if (assertion) await requireAssertion(assertion, await server.store.require(base), session, () => server.store.hasChildren(base));
   const selection = parseSelection(request.attributes);
   const limits = server.config.limits;
   const timeLimit = effectiveLimit(request.timeLimit, session.isAdmin ? 0 : limits.timeLimit);

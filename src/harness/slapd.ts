@@ -15,13 +15,17 @@ import { collect, run } from './run.js';
 import { cancelOnExit, onExit } from './exit-cleanup.js';
 import { errorMessage } from '../errors.js';
 
-interface SlapdOptions {
+export interface SlapdOptions {
   readonly suffix?: string;
   readonly rootDn?: string;
   /** Written in clear to slapd.conf; a random one by default. */
   readonly rootPassword?: string;
   /** Modules loaded from /usr/lib/ldap besides back_mdb. */
   readonly modules?: readonly string[];
+  /** slapd.conf's `threads` (the worker pool); slapd's default (16) when not given. */
+  readonly threads?: number;
+  /** slapd.conf's `loglevel` ("0": nothing syslogged); slapd's default (stats: every operation) when not given. */
+  readonly logLevel?: string;
 }
 
 export interface Slapd {
@@ -70,13 +74,24 @@ function quote(value: string): string {
   return `"${value.replace(/[\\"]/g, '\\$&')}"`;
 }
 
-function slapdConf(dir: string, suffix: string, rootDn: string, rootPassword: string, modules: readonly string[]): string {
+interface ConfSettings {
+  readonly modules: readonly string[];
+  readonly threads?: number;
+  readonly logLevel?: string;
+}
+
+function slapdConf(dir: string, suffix: string, rootDn: string, rootPassword: string, settings: ConfSettings): string {
+  const { modules, threads, logLevel } = settings;
+  if (threads !== undefined && !(Number.isInteger(threads) && threads >= 2)) throw new Error(`slapd threads must be a whole number of at least 2, not ${threads}`);
+  if (logLevel !== undefined && !/^[A-Za-z0-9 ]+$/.test(logLevel)) throw new Error(`not a slapd loglevel: ${JSON.stringify(logLevel)}`);
   return [
     ...SCHEMAS.map((schema) => `include ${quote(join(SCHEMA_DIR, `${schema}.schema`))}`),
     `pidfile ${quote(join(dir, 'slapd.pid'))}`,
     `argsfile ${quote(join(dir, 'slapd.args'))}`,
     `modulepath ${quote(MODULE_PATH)}`,
     ...['back_mdb', ...modules].map((module) => `moduleload ${quote(module)}`),
+    ...(threads !== undefined ? [`threads ${threads}`] : []),
+    ...(logLevel !== undefined ? [`loglevel ${logLevel}`] : []),
     'database mdb',
     `maxsize ${MAX_SIZE}`,
     `suffix ${quote(suffix)}`,
@@ -144,7 +159,8 @@ export async function createSlapd(options: SlapdOptions = {}): Promise<Slapd> {
   const dir = await mkdtemp(join(tmpdir(), 'leveldap-slapd-'));
   const configFile = join(dir, 'slapd.conf');
   await mkdir(join(dir, 'db'));
-  await writeFile(configFile, slapdConf(dir, suffix, rootDn, rootPassword, modules), { mode: 0o600 });
+  const conf = slapdConf(dir, suffix, rootDn, rootPassword, { modules, threads: options.threads, logLevel: options.logLevel });
+  await writeFile(configFile, conf, { mode: 0o600 });
 
   let child: ChildProcess | undefined;
   let port = 0;

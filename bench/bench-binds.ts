@@ -3,7 +3,9 @@
  * 10,000-user LDIF (pre-hashed {SSHA512}, then {PBKDF2-SHA256} at 10,000 iterations), the same
  * client (bench/bind-load.ts: 32 connections, one bind outstanding on each, random users),
  * alternating runs. Reports binds/s, latency percentiles, binds per CPU-second of each server,
- * resident memory at the end of the run and the most seen during it (every 500 ms), and the ratio. Logging is off on both servers (slapd loglevel is its default; leveldap --log-level warn).
+ * resident memory at the end of the run and the most seen during it (every 500 ms), and the ratio. Logging is off on both servers
+ * (slapd `loglevel 0`, 16 threads; leveldap --log-level warn). Runs before 2026-12-01 15:00 left slapd at its default loglevel
+ * (stats: a syslog line per operation), which halved its bind rate: their ratios are recorded as such in docs/performance.md.
  * Run: npm run build && node dist/bench/bench-binds.js     (USERS, SECONDS, CONNECTIONS, ROUNDS, SCHEMES,
  * THREADS: a list such as 1,2 runs one leveldap per value with serve --threads N, side by side;
  * unset: one leveldap with serve's default; BUILDS: a comma-separated list of other checkouts, each
@@ -24,6 +26,8 @@ const SCHEMES = (process.env.SCHEMES ?? 'SSHA512,PBKDF2-SHA256').split(',');
 const THREADS = process.env.THREADS ? process.env.THREADS.split(',') : [undefined];
 const BUILDS = process.env.BUILDS ? process.env.BUILDS.split(',') : [];
 const SUFFIX = 'dc=example,dc=com';
+/** slapd as a careful operator runs it: its 16 worker threads (Symas' advice up to 4 cores), nothing logged per operation. */
+const SLAPD = { threads: 16, logLevel: '0' } as const;
 
 /** A load run, with the server's CPU seconds over it and its resident memory: at the end, and the most seen (every 500 ms). */
 type Measured = LoadResult & { cpu: number; rssMb: number; maxRssMb: number };
@@ -63,7 +67,7 @@ async function benchScheme(scheme: string): Promise<string[]> {
   const best = new Map<string, Measured>();
   try {
     await makeLdifFile(ldif, ['--users', String(USERS), '--scheme', scheme, '--seed', 'bench', '--base-dn', SUFFIX]);
-    servers.push({ label: 'slapd', server: await startSlapd(ldif) });
+    servers.push({ label: 'slapd', server: await startSlapd(ldif, SLAPD) });
     for (const threads of THREADS) {
       const serveArgs = threads ? ['--threads', threads] : [];
       const label = threads ? `leveldap --threads ${threads}` : 'leveldap';

@@ -1,8 +1,9 @@
-/** bench-schemes' output: a Markdown table, and an SVG chart of throughput and tail latency per scheme. */
-import type { CaseResult, ServerResult } from './bench.js';
+/** bench-schemes' output: a Markdown table and its notes, and an SVG chart of throughput and tail latency per case. */
+import { caseLabel, formatParams, type CaseResult, type ServerResult } from './bench.js';
 
 const fixed = (value: number, digits: number): string => value.toFixed(digits);
 const thousands = (value: number): string => Math.round(value).toLocaleString('en-US');
+const megabytes = (bytes: number): string => fixed(bytes / 2 ** 20, 0);
 
 function perCpuSecond(result: ServerResult): string {
   return result.cpuSeconds > 0 ? thousands(result.summary.operations / result.cpuSeconds) : '-';
@@ -14,18 +15,27 @@ function ratio(item: CaseResult, result: ServerResult): string {
   return `${fixed(result.summary.throughput / slapd.summary.throughput, 2)}x`;
 }
 
+/** "leveldap", "slapd", or "leveldap, bind cache 600 s". */
+const serverLabel = (item: CaseResult, result: ServerResult): string =>
+  result.server === 'leveldap' && item.bindCacheTtl ? `leveldap, bind cache ${item.bindCacheTtl} s` : result.server;
+
+const ofLimit = (item: CaseResult, result: ServerResult): string =>
+  item.hashingLimit > 0 ? fixed(result.summary.throughput / item.hashingLimit, 2) : '-';
+
 function row(item: CaseResult, result: ServerResult): string[] {
   const { summary } = result;
   return [
-    `{${item.scheme}}`, item.iterations ? thousands(item.iterations) : '-', fixed(item.verifyMicros, 1), result.server,
+    `{${item.scheme}}`, formatParams(item.params) || '-', fixed(item.verifyMicros, 1), serverLabel(item, result),
     thousands(summary.throughput), ratio(item, result), fixed(summary.averageMs, 2), fixed(summary.p999Ms, 2),
-    fixed(summary.p9999Ms, 2), String(summary.errors), perCpuSecond(result), fixed(result.residentBytes / 2 ** 20, 0),
+    fixed(summary.p9999Ms, 2), String(summary.errors), perCpuSecond(result), megabytes(result.residentBytes),
+    megabytes(result.peakResidentBytes), thousands(item.users), item.hashingLimit >= 100 ? thousands(item.hashingLimit) : fixed(item.hashingLimit, 1),
+    ofLimit(item, result),
   ];
 }
 
-const HEADER = ['scheme', 'iterations', 'µs per verify', 'server', 'binds/s', 'vs slapd', 'average ms', 'p99.9 ms', 'p99.99 ms',
-  'errors', 'binds per CPU-second', 'RSS MB'];
-const RIGHT = new Set([1, 2, 4, 5, 6, 7, 8, 9, 10, 11]);
+const HEADER = ['scheme', 'parameters', 'µs per verify', 'server', 'binds/s', 'vs slapd', 'average ms', 'p99.9 ms', 'p99.99 ms',
+  'errors', 'binds per CPU-second', 'RSS MB', 'RSS MB, most seen', 'users', 'hashing limit/s', 'of limit'];
+const RIGHT = new Set([2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
 
 export function markdownTable(results: readonly CaseResult[]): string {
   const rows = results.flatMap((item) => item.servers.map((result) => row(item, result)));
@@ -33,15 +43,54 @@ export function markdownTable(results: readonly CaseResult[]): string {
   return [HEADER, rule, ...rows].map((cells) => `| ${cells.join(' | ')} |`).join('\n') + '\n';
 }
 
-// The chart: two panels of grouped bars (binds/s, then p99.9 ms), one group per scheme and cost,
-// one bar per server. Written as SVG text: no charting library for two bar panels.
+/** Above this, one verification alone kept more than one core busy (Argon2 with lanes). */
+const SEVERAL_CORES = 1.25;
+/** The scheme returning users are compared with: a salted digest, which the cache does not hold. */
+const REFERENCE = 'SSHA512';
 
-const COLOURS: Readonly<Record<ServerResult['server'], string>> = { leveldap: '#2f6fb0', slapd: '#a0a0a0' };
+const leveldapOf = (item: CaseResult): ServerResult | undefined => item.servers.find((result) => result.server === 'leveldap');
+
+/**
+ * What the table cannot say in a cell: for a hash that runs on several cores, the limit by CPU
+ * time; for the bind-cache rows, each against {SSHA512} measured the same way (same TTL, users).
+ */
+export function tableNotes(results: readonly CaseResult[], cores: number): string[] {
+  const notes: string[] = [];
+  for (const item of results) {
+    const cpu = item.verifyCpuMicros;
+    const leveldap = leveldapOf(item);
+    if (cpu === undefined || cpu <= SEVERAL_CORES * item.verifyMicros || !leveldap || item.bindCacheTtl) continue;
+    const byCpu = (cores * 1e6) / cpu;
+    notes.push(`${caseLabel(item)}: one verification alone took ${thousands(item.verifyMicros)} µs but ${thousands(cpu)} µs of CPU`
+      + ` (it hashes on several cores at once), so cores x 1/verify time overstates what this machine can hash; by CPU time the`
+      + ` limit is ${fixed(byCpu, 1)}/s, and leveldap's ${fixed(leveldap.summary.throughput, 1)} binds/s are ${fixed(leveldap.summary.throughput / byCpu, 2)} of it.`);
+  }
+  for (const item of results) {
+    if (!item.bindCacheTtl || item.scheme.toUpperCase() === REFERENCE) continue;
+    const reference = results.find((other) => other.scheme.toUpperCase() === REFERENCE && other.bindCacheTtl === item.bindCacheTtl && other.users === item.users);
+    const mine = leveldapOf(item);
+    const theirs = reference && leveldapOf(reference);
+    if (!mine || !theirs || theirs.summary.throughput === 0) continue;
+    notes.push(`Returning users (--bind-cache-ttl ${item.bindCacheTtl}, ${item.users} users binding again and again): ${caseLabel(item)}`
+      + ` ${thousands(mine.summary.throughput)} binds/s, ${fixed(mine.summary.throughput / theirs.summary.throughput, 2)}x {${REFERENCE}}`
+      + ` measured the same way (${thousands(theirs.summary.throughput)}).`);
+  }
+  return notes;
+}
+
+// The chart: two panels of grouped bars (binds/s, then p99.9 ms), one group per case, one bar per
+// server. Written as SVG text: no charting library for two bar panels.
+
+type Series = 'leveldap' | 'slapd' | 'leveldap, bind cache';
+const COLOURS: Readonly<Record<Series, string>> = { leveldap: '#2f6fb0', slapd: '#a0a0a0', 'leveldap, bind cache': '#8cc084' };
+const seriesOf = (item: CaseResult, result: ServerResult): Series =>
+  result.server === 'leveldap' && item.bindCacheTtl ? 'leveldap, bind cache' : result.server;
 const BAR = 28;
 const GROUP_GAP = 36;
 const PANEL_HEIGHT = 180;
 const LEFT = 60;
 const TOP = 40;
+const LINE = 12;
 
 const escapeXml = (text: string): string => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 
@@ -79,6 +128,14 @@ interface Panel {
   readonly format: (value: number) => string;
 }
 
+/** The lines under a group: the parameters one a line ("1000 iterations" for PBKDF2's one), then the cache. */
+function groupLines(item: CaseResult): string[] {
+  const entries = Object.entries(item.params ?? {});
+  const params = entries.length === 1 && entries[0]![0] === 'iterations' ? [`${entries[0]![1]} iterations`]
+    : entries.map(([name, value]) => `${name}=${value}`);
+  return [...params, ...(item.bindCacheTtl ? [`bind cache, ${item.users} users`] : [])];
+}
+
 function panel(results: readonly CaseResult[], spec: Panel, top: number, groupWidth: number): string[] {
   const scale = scaleFor(results.flatMap((item) => item.servers.map(spec.value)));
   const y = (value: number) => top + PANEL_HEIGHT - scale.at(value) * PANEL_HEIGHT;
@@ -93,12 +150,12 @@ function panel(results: readonly CaseResult[], spec: Panel, top: number, groupWi
     item.servers.forEach((result, i) => {
       const value = spec.value(result);
       const x = x0 + i * BAR;
-      parts.push(`<rect x="${x}" y="${y(value)}" width="${BAR - 4}" height="${top + PANEL_HEIGHT - y(value)}" fill="${COLOURS[result.server]}"/>`,
+      parts.push(`<rect x="${x}" y="${y(value)}" width="${BAR - 4}" height="${top + PANEL_HEIGHT - y(value)}" fill="${COLOURS[seriesOf(item, result)]}"/>`,
         `<text x="${x + (BAR - 4) / 2}" y="${y(value) - 3}" text-anchor="middle" font-size="9">${escapeXml(spec.format(value))}</text>`);
     });
     const centre = x0 + (item.servers.length * BAR) / 2;
-    const cost = item.iterations ? `<tspan x="${centre}" dy="12">${item.iterations} iterations</tspan>` : '';
-    parts.push(`<text x="${centre}" y="${top + PANEL_HEIGHT + 14}" text-anchor="middle" font-size="10">{${escapeXml(item.scheme)}}${cost}</text>`);
+    const lines = groupLines(item).map((line) => `<tspan x="${centre}" dy="${LINE}">${escapeXml(line)}</tspan>`).join('');
+    parts.push(`<text x="${centre}" y="${top + PANEL_HEIGHT + 14}" text-anchor="middle" font-size="10">{${escapeXml(item.scheme)}}${lines}</text>`);
   });
   return parts;
 }
@@ -107,16 +164,18 @@ export function svgChart(results: readonly CaseResult[], caption: string): strin
   const serversPerCase = Math.max(1, ...results.map((item) => item.servers.length));
   const groupWidth = Math.max(serversPerCase * BAR + GROUP_GAP, 110);
   const width = Math.max(LEFT + groupWidth * results.length + 20, LEFT + caption.length * 6);
-  const height = TOP + 2 * (PANEL_HEIGHT + 60) + 30;
-  const names = [...new Set(results.flatMap((item) => item.servers.map((result) => result.server)))];
-  const legend = names.map((name, i) => `<rect x="${LEFT + i * 100}" y="${height - 22}" width="12" height="12" fill="${COLOURS[name]}"/>`
-    + `<text x="${LEFT + i * 100 + 16}" y="${height - 12}">${name}</text>`);
+  const labelHeight = LINE * Math.max(1, ...results.map((item) => groupLines(item).length));
+  const panelStep = PANEL_HEIGHT + 48 + labelHeight;
+  const height = TOP + 2 * panelStep + 30;
+  const names = [...new Set(results.flatMap((item) => item.servers.map((result) => seriesOf(item, result))))];
+  const legend = names.map((name, i) => `<rect x="${LEFT + i * 160}" y="${height - 22}" width="12" height="12" fill="${COLOURS[name]}"/>`
+    + `<text x="${LEFT + i * 160 + 16}" y="${height - 12}">${name}</text>`);
   return [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" font-family="sans-serif" font-size="12">`,
     `<rect width="100%" height="100%" fill="white"/>`,
     `<text x="${LEFT}" y="18" font-size="11" fill="#555">${escapeXml(caption)}</text>`,
     ...panel(results, { title: 'binds per second', value: (r) => r.summary.throughput, format: thousands }, TOP + 20, groupWidth),
-    ...panel(results, { title: 'p99.9 response time (ms)', value: (r) => r.summary.p999Ms, format: (v) => (v >= 10 ? thousands(v) : fixed(v, 1)) }, TOP + PANEL_HEIGHT + 80, groupWidth),
+    ...panel(results, { title: 'p99.9 response time (ms)', value: (r) => r.summary.p999Ms, format: (v) => (v >= 10 ? thousands(v) : fixed(v, 1)) }, TOP + 20 + panelStep, groupWidth),
     ...legend,
     '</svg>',
     '',

@@ -5,10 +5,11 @@
  */
 import { spawn } from 'node:child_process';
 import { open, readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../harness/run.js';
-import { canConnect, createSlapd, freePort } from '../harness/slapd.js';
+import { canConnect, createSlapd, freePort, type SlapdOptions } from '../harness/slapd.js';
 import { errorMessage } from '../errors.js';
 
 /** bin/leveldap.js, from dist/src/bench-schemes/. */
@@ -21,9 +22,16 @@ export interface BenchServer {
   stop(): Promise<void>;
 }
 
-/** Schemes slapd verifies with pw-sha2 and pw-pbkdf2 loaded. */
+/** The modules bench-schemes loads into slapd (from /usr/lib/ldap, Debian's slapd and slapd-contrib). */
+export const SLAPD_MODULES = ['pw-sha2.so', 'pw-pbkdf2.so', 'argon2.so'];
+
+/**
+ * Schemes slapd verifies with SLAPD_MODULES loaded: pw-sha2's, pw-pbkdf2's, argon2's {ARGON2}, and
+ * {CRYPT} (built in, through the system's crypt(3): yescrypt, SHA-crypt, bcrypt). Not {BCRYPT},
+ * OpenDJ's name, nor 389's {CRYPT-*} names.
+ */
 const SLAPD_SCHEMES = new Set(['SHA', 'SSHA', 'MD5', 'SMD5', 'SHA256', 'SSHA256', 'SHA384', 'SSHA384', 'SHA512', 'SSHA512',
-  'PBKDF2', 'PBKDF2-SHA1', 'PBKDF2-SHA256', 'PBKDF2-SHA512', 'CLEAR']);
+  'PBKDF2', 'PBKDF2-SHA1', 'PBKDF2-SHA256', 'PBKDF2-SHA512', 'CLEAR', 'ARGON2', 'CRYPT']);
 
 export const slapdVerifies = (scheme: string): boolean => SLAPD_SCHEMES.has(scheme.toUpperCase());
 
@@ -85,8 +93,19 @@ export async function startLeveldap(
   return { name: 'leveldap', port, pid: child.pid!, stop };
 }
 
-export async function startSlapd(ldifFile: string): Promise<BenchServer> {
-  const slapd = await createSlapd();
+/**
+ * slapd as an operator would set it up for this machine: Symas' advice for the worker pool
+ * (16 threads, slapd's default, up to 4 cores; 4 per core beyond), and nothing logged per
+ * operation, as leveldap serves with --log-level warn (slapd's default loglevel, stats, logs
+ * every connection, bind and result).
+ */
+export function slapdSettings(cores = availableParallelism()): { threads: number; logLevel: string } {
+  return { threads: Math.max(16, 4 * cores), logLevel: '0' };
+}
+
+/** slapd loaded from the LDIF file; `options` as createSlapd's (its defaults: pw-sha2 and pw-pbkdf2, slapd's own threads and loglevel, as bench-binds runs it). */
+export async function startSlapd(ldifFile: string, options: SlapdOptions = {}): Promise<BenchServer> {
+  const slapd = await createSlapd(options);
   try {
     await slapd.slapadd(await readFile(ldifFile, 'utf8'));
     await slapd.start();

@@ -9,6 +9,8 @@ export interface Timing {
   readonly operations: number;
   readonly microsPerOp: number;
   readonly opsPerSecond: number;
+  /** CPU µs per call over the whole process (every thread): more than microsPerOp when one call runs on several cores. */
+  readonly cpuMicrosPerOp: number;
 }
 
 export interface TimingOptions {
@@ -36,6 +38,7 @@ export async function timeOperation(
   const warmUpUntil = performance.now() + options.minMillis / 5;
   while (performance.now() < warmUpUntil) await once(operation);
   const start = performance.now();
+  const cpuAtStart = process.cpuUsage();
   let operations = 0;
   let elapsed = 0;
   while (elapsed < options.minMillis || operations < options.minOperations) {
@@ -43,8 +46,9 @@ export async function timeOperation(
     operations += 1;
     elapsed = performance.now() - start;
   }
+  const cpu = process.cpuUsage(cpuAtStart);
   const microsPerOp = (elapsed * 1000) / operations;
-  return { operations, microsPerOp, opsPerSecond: 1e6 / microsPerOp };
+  return { operations, microsPerOp, opsPerSecond: 1e6 / microsPerOp, cpuMicrosPerOp: (cpu.user + cpu.system) / operations };
 }
 
 export interface ConcurrentTiming extends Timing {
@@ -69,6 +73,7 @@ export async function timeConcurrently(
   await Promise.all(Array.from({ length: inFlight }, () => once(operation)));
   const delays = monitorEventLoopDelay({ resolution: STALL_RESOLUTION });
   delays.enable();
+  const cpuStart = process.cpuUsage();
   const start = performance.now();
   let started = 0;
   let operations = 0;
@@ -82,11 +87,12 @@ export async function timeConcurrently(
   };
   await Promise.all(Array.from({ length: inFlight }, lane));
   const elapsed = performance.now() - start;
+  const cpu = process.cpuUsage(cpuStart);
   await setTimeout(2 * STALL_RESOLUTION); // the monitor records a stall at its next tick
   delays.disable();
   const microsPerOp = (elapsed * 1000) / operations;
   const longestStallMillis = Math.max(0, delays.max / 1e6 - STALL_RESOLUTION);
-  return { operations, microsPerOp, opsPerSecond: 1e6 / microsPerOp, longestStallMillis };
+  return { operations, microsPerOp, opsPerSecond: 1e6 / microsPerOp, cpuMicrosPerOp: (cpu.user + cpu.system) / operations, longestStallMillis };
 }
 
 export function formatMicros(micros: number): string {

@@ -15,7 +15,7 @@ import { collect, run } from './run.js';
 import { cancelOnExit, onExit } from './exit-cleanup.js';
 import { errorMessage } from '../errors.js';
 
-interface SlapdOptions {
+export interface SlapdOptions {
   readonly suffix?: string;
   readonly rootDn?: string;
   /** Written in clear to slapd.conf; a random one by default. */
@@ -26,6 +26,10 @@ interface SlapdOptions {
   readonly schemas?: readonly string[];
   /** More lines of the database section, after its directory: overlays (`overlay memberof`), `index` lines. */
   readonly databaseLines?: readonly string[];
+  /** slapd.conf's `threads` (the worker pool); slapd's default (16) when not given. */
+  readonly threads?: number;
+  /** slapd.conf's `loglevel` ("0": nothing syslogged); slapd's default (stats: every operation) when not given. */
+  readonly logLevel?: string;
 }
 
 export interface Slapd {
@@ -74,16 +78,26 @@ function quote(value: string): string {
   return `"${value.replace(/[\\"]/g, '\\$&')}"`;
 }
 
-function slapdConf(
-  dir: string, suffix: string, rootDn: string, rootPassword: string, modules: readonly string[], schemas: readonly string[],
-  databaseLines: readonly string[],
-): string {
+interface ConfSettings {
+  readonly modules: readonly string[];
+  readonly schemas: readonly string[];
+  readonly databaseLines: readonly string[];
+  readonly threads?: number;
+  readonly logLevel?: string;
+}
+
+function slapdConf(dir: string, suffix: string, rootDn: string, rootPassword: string, settings: ConfSettings): string {
+  const { modules, schemas, databaseLines, threads, logLevel } = settings;
+  if (threads !== undefined && !(Number.isInteger(threads) && threads >= 2)) throw new Error(`slapd threads must be a whole number of at least 2, not ${threads}`);
+  if (logLevel !== undefined && !/^[A-Za-z0-9 ]+$/.test(logLevel)) throw new Error(`not a slapd loglevel: ${JSON.stringify(logLevel)}`);
   return [
     ...schemas.map((schema) => `include ${quote(join(SCHEMA_DIR, `${schema}.schema`))}`),
     `pidfile ${quote(join(dir, 'slapd.pid'))}`,
     `argsfile ${quote(join(dir, 'slapd.args'))}`,
     `modulepath ${quote(MODULE_PATH)}`,
     ...['back_mdb', ...modules].map((module) => `moduleload ${quote(module)}`),
+    ...(threads !== undefined ? [`threads ${threads}`] : []),
+    ...(logLevel !== undefined ? [`loglevel ${logLevel}`] : []),
     'database mdb',
     `maxsize ${MAX_SIZE}`,
     `suffix ${quote(suffix)}`,
@@ -153,7 +167,10 @@ export async function createSlapd(options: SlapdOptions = {}): Promise<Slapd> {
   const dir = await mkdtemp(join(tmpdir(), 'leveldap-slapd-'));
   const configFile = join(dir, 'slapd.conf');
   await mkdir(join(dir, 'db'));
-  await writeFile(configFile, slapdConf(dir, suffix, rootDn, rootPassword, modules, schemas, options.databaseLines ?? []), { mode: 0o600 });
+  const conf = slapdConf(dir, suffix, rootDn, rootPassword, {
+    modules, schemas, databaseLines: options.databaseLines ?? [], threads: options.threads, logLevel: options.logLevel,
+  });
+  await writeFile(configFile, conf, { mode: 0o600 });
 
   let child: ChildProcess | undefined;
   let port = 0;

@@ -129,19 +129,23 @@ describe('leveldap bench-schemes (a tiny full run)', () => {
         '--scheme', 'SSHA', '--scheme', 'PBKDF2-SHA256:1000', '--scheme', 'SSHA3-512', '--scheme-plugin', fixturePath('plugins', 'ssha3.mjs'), ...compare]);
       assert.equal(result.code, 0, result.stderr);
       const rows = result.stdout.split('\n').filter((line) => line.startsWith('|'));
-      assert.deepEqual(rows[0]!.split('|').map((cell) => cell.trim()).filter(Boolean), ['scheme', 'iterations', 'µs per verify', 'server',
-        'binds/s', 'vs slapd', 'average ms', 'p99.9 ms', 'p99.99 ms', 'errors', 'binds per CPU-second', 'RSS MB']);
+      assert.deepEqual(rows[0]!.split('|').map((cell) => cell.trim()).filter(Boolean), ['scheme', 'parameters', 'µs per verify', 'server',
+        'binds/s', 'vs slapd', 'average ms', 'p99.9 ms', 'p99.99 ms', 'errors', 'binds per CPU-second', 'RSS MB',
+        'RSS MB, most seen', 'users', 'hashing limit/s', 'of limit']);
       const body = rows.slice(2).map((row) => row.split('|').slice(1, -1).map((cell) => cell.trim()));
       const servers = body.map((cells) => `${cells[0]} ${cells[1]} ${cells[3]}`);
       const expected = [
         ...(compare.length ? ['{SSHA} - slapd'] : []), '{SSHA} - leveldap',
-        ...(compare.length ? ['{PBKDF2-SHA256} 1,000 slapd'] : []), '{PBKDF2-SHA256} 1,000 leveldap', '{SSHA3-512} - leveldap'];
+        ...(compare.length ? ['{PBKDF2-SHA256} iterations=1000 slapd'] : []), '{PBKDF2-SHA256} iterations=1000 leveldap', '{SSHA3-512} - leveldap'];
       assert.deepEqual(servers, expected);
       for (const cells of body) {
-        assert.equal(cells.length, 12, cells.join('|'));
+        assert.equal(cells.length, 16, cells.join('|'));
         assert.ok(Number(cells[4]!.replace(/,/g, '')) > 0, `binds/s in ${cells.join('|')}`);
         assert.equal(cells[9], '0', `errors in ${cells.join('|')}`);
         if (compare.length && cells[3] === 'leveldap' && cells[0] !== '{SSHA3-512}') assert.match(cells[5]!, /^\d+\.\d\dx$/);
+        assert.ok(Number(cells[12]) >= Number(cells[11]), `the most resident memory seen is at least the end's in ${cells.join('|')}`);
+        assert.equal(cells[13], '20', 'cheap schemes: every user asked for');
+        assert.match(cells[15]!, /^\d+\.\d\d$/, 'binds/s over the hashing limit');
       }
       const chart = await readFile(svg, 'utf8');
       assert.match(chart, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[^>]*>\n[\s\S]*<\/svg>\n$/);
@@ -150,5 +154,55 @@ describe('leveldap bench-schemes (a tiny full run)', () => {
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('leveldap bench-schemes: parameters, slapd\'s {ARGON2} and {CRYPT}, the bind cache', () => {
+  const cells = (stdout: string): string[][] => stdout.split('\n').filter((line) => line.startsWith('|')).slice(2)
+    .map((row) => row.split('|').slice(1, -1).map((cell) => cell.trim()));
+  let dir = '';
+  before(async () => { dir = await mkdtemp(join(tmpdir(), 'leveldap-bench-schemes-test-')); });
+  after(async () => { await rm(dir, { recursive: true, force: true }); });
+
+  test('SCHEME:NAME=VALUE cases are made and measured with those parameters, on slapd too when it verifies them', async () => {
+    const compare = slapdAvailable() ? ['--compare-slapd'] : [];
+    const result = await leveldap(['bench-schemes', '--users', '8', '-d', '0.5', '--warm-up', '0', '-c', '2', '--svg', join(dir, 'params.svg'),
+      '--scheme', 'ARGON2:memory=1024,time=1,parallelism=1', '--scheme', 'CRYPT:rounds=1000', ...compare]);
+    assert.equal(result.code, 0, result.stderr);
+    const body = cells(result.stdout);
+    const slapd = (label: string) => (compare.length ? [`${label} slapd`] : []);
+    assert.deepEqual(body.map((row) => `${row[0]} ${row[1]} ${row[3]}`), [
+      ...slapd('{ARGON2} memory=1024 time=1 parallelism=1'), '{ARGON2} memory=1024 time=1 parallelism=1 leveldap',
+      ...slapd('{CRYPT} rounds=1000'), '{CRYPT} rounds=1000 leveldap']);
+    for (const row of body) {
+      assert.equal(row[9], '0', `errors in ${row.join('|')}`);
+      assert.ok(Number(row[4]!.replace(/,/g, '')) > 0, `binds/s in ${row.join('|')}`);
+    }
+    if (compare.length) assert.match(result.stdout, /slapd threads \d+, loglevel 0/);
+  });
+
+  test('--bind-cache-ttl serves every case with the cache, on leveldap only', async () => {
+    const result = await leveldap(['bench-schemes', '--users', '4', '-d', '0.5', '--warm-up', '0', '-c', '2', '--svg', join(dir, 'cache.svg'),
+      '--bind-cache-ttl', '60', '--scheme', 'ARGON2:memory=1024,time=1', ...(slapdAvailable() ? ['--compare-slapd'] : [])]);
+    assert.equal(result.code, 0, result.stderr);
+    const body = cells(result.stdout);
+    assert.deepEqual(body.map((row) => `${row[0]} ${row[1]} ${row[3]} ${row[13]}`), ['{ARGON2} memory=1024 time=1 leveldap, bind cache 60 s 4']);
+    assert.equal(body[0]![9], '0');
+    assert.ok((await readFile(join(dir, 'cache.svg'), 'utf8')).includes('>bind cache, 4 users</tspan>'));
+  });
+
+  test('a parameter the scheme does not take or out of its range, or fewer users than connections, is a usage error', async () => {
+    const range = await leveldap(['bench-schemes', '--scheme', 'ARGON2:memory=1']);
+    assert.equal(range.code, 2);
+    assert.match(range.stderr, /--scheme ARGON2:memory=1: memory for \{ARGON2\} must be an integer from 8/);
+    const unknown = await leveldap(['bench-schemes', '--scheme', 'BCRYPT:rounds=5']);
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.stderr, /takes no parameter "rounds"/);
+    const syntax = await leveldap(['bench-schemes', '--scheme', 'ARGON2:memory=lots']);
+    assert.equal(syntax.code, 2);
+    assert.match(syntax.stderr, /NAME=VALUE with a whole number/);
+    const users = await leveldap(['bench-schemes', '--users', '1', '-c', '2']);
+    assert.equal(users.code, 2);
+    assert.match(users.stderr, /--users \(1\) must be at least --connections \(2\)/);
   });
 });

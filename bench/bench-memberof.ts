@@ -20,16 +20,15 @@
  * CONNECTIONS=8 ROUNDS=2; CASES=user for some searches only; SERVE_ARGS="--threads 1" for more serve flags)
  */
 import { createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { once } from 'node:events';
 import filters from '@ldapjs/filter';
 import { formatLdifRecords, makeEntries } from '../src/ldif/index.js';
 import { values, type Entry } from '../src/store/index.js';
-import { createSlapd } from '../src/harness/slapd.js';
 import { cpuSeconds } from '../src/harness/process-stats.js';
-import { startLeveldap, type BenchServer } from '../src/bench-schemes/servers.js';
+import { startLeveldap, startSlapd as startBenchSlapd, type BenchServer } from '../src/bench-schemes/servers.js';
 import { runSearchLoad, type SearchLoadResult } from './search-load.js';
 
 const USERS = Number(process.env.USERS ?? 100_000);
@@ -99,20 +98,13 @@ function* withMemberOf(groups: ReadonlyMap<string, string[]>): Generator<Entry> 
   }
 }
 
+/** slapd as a careful operator runs it (16 threads, nothing logged per operation), with the memberof overlay and the same indexes. */
 async function startSlapd(ldifFile: string): Promise<Served> {
-  const slapd = await createSlapd({
-    modules: ['memberof.so'],
+  const slapd = await startBenchSlapd(ldifFile, {
+    modules: ['memberof.so'], threads: 16, logLevel: '0',
     databaseLines: ['index objectClass eq', 'index uid eq', 'index member eq', 'index memberOf eq', 'overlay memberof'],
   });
-  try {
-    await slapd.slapadd(await readFile(ldifFile, 'utf8'));
-    await slapd.start();
-  } catch (error) {
-    await slapd.stop();
-    throw error;
-  }
-  const pid = Number(await readFile(join(slapd.dir, 'slapd.pid'), 'utf8'));
-  return { name: 'slapd', port: slapd.port, pid, stop: () => slapd.stop(), bindDn: slapd.rootDn, password: slapd.rootPassword };
+  return { ...slapd, bindDn: slapd.rootDn, password: slapd.rootPassword };
 }
 
 type Measured = SearchLoadResult & { cpu: number };

@@ -104,7 +104,8 @@ export function slapdSettings(cores = availableParallelism()): { threads: number
 }
 
 /** slapd loaded from the LDIF file; `options` as createSlapd's (its defaults: pw-sha2 and pw-pbkdf2, slapd's own threads and loglevel, as bench-binds runs it). */
-export async function startSlapd(ldifFile: string, options: SlapdOptions = {}): Promise<BenchServer> {
+/** slapd started on the LDIF, with its root DN and password (for benchmarks that search as the admin). */
+export async function startSlapd(ldifFile: string, options: SlapdOptions = {}): Promise<BenchServer & { readonly rootDn: string; readonly rootPassword: string }> {
   const slapd = await createSlapd(options);
   try {
     await slapd.slapadd(await readFile(ldifFile, 'utf8'));
@@ -114,5 +115,5 @@ export async function startSlapd(ldifFile: string, options: SlapdOptions = {}): 
     throw error;
   }
   const pid = Number(await readFile(join(slapd.dir, 'slapd.pid'), 'utf8'));
-  return { name: 'slapd', port: slapd.port, pid, stop: () => slapd.stop() };
+  return { name: 'slapd', port: slapd.port, pid, stop: () => slapd.stop(), rootDn: slapd.rootDn, rootPassword: slapd.rootPassword };
 }

@@ -19,7 +19,7 @@ export interface BindTarget {
 export interface LoadOptions {
   readonly connections: number;
   readonly seconds: number;
-  /** Binds before this many seconds are not counted. */
+  /** Operations before this many seconds are not counted. */
   readonly warmUpSeconds: number;
   /** Called when counting starts and when it stops (e.g. to read a server's CPU time over exactly that window). */
   readonly onCounting?: (counting: boolean) => void;
@@ -44,7 +44,8 @@ interface Tally {
   running: boolean;
 }
 
-function connect(target: BindTarget): Promise<net.Socket> {
+/** A TCP connection to the server, Nagle off (each request is one small write). */
+export function connect(target: { readonly host: string; readonly port: number }): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: target.host, port: target.port }, () => resolve(socket));
     socket.once('error', reject);
@@ -83,11 +84,17 @@ function drive(socket: net.Socket, target: BindTarget, tally: Tally): Promise<vo
   });
 }
 
-export async function runBindLoad(target: BindTarget, options: LoadOptions): Promise<LoadResult> {
-  const histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 });
-  const tally: Tally = { operations: 0, errors: {}, histogram, counting: false, running: true };
+/**
+ * Runs `options.connections` loops of `drive` on connections to `target`: not counted during the
+ * warm-up, counted for `options.seconds`, then stopped; resolves with the counted seconds once
+ * every loop has ended.
+ */
+export async function countedRun<T extends { counting: boolean; running: boolean }>(
+  target: { readonly host: string; readonly port: number }, options: LoadOptions, tally: T,
+  drive: (socket: net.Socket, tally: T) => Promise<void>,
+): Promise<number> {
   const sockets = await Promise.all(Array.from({ length: options.connections }, () => connect(target)));
-  const done = Promise.all(sockets.map((socket) => drive(socket, target, tally)));
+  const done = Promise.all(sockets.map((socket) => drive(socket, tally)));
   await new Promise((resolve) => setTimeout(resolve, options.warmUpSeconds * 1000));
   tally.counting = true;
   options.onCounting?.(true);
@@ -98,6 +105,13 @@ export async function runBindLoad(target: BindTarget, options: LoadOptions): Pro
   const seconds = (performance.now() - start) / 1000;
   tally.running = false;
   await done;
+  return seconds;
+}
+
+export async function runBindLoad(target: BindTarget, options: LoadOptions): Promise<LoadResult> {
+  const histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 120_000_000, numberOfSignificantValueDigits: 3 });
+  const tally: Tally = { operations: 0, errors: {}, histogram, counting: false, running: true };
+  const seconds = await countedRun(target, options, tally, (socket) => drive(socket, target, tally));
   const ms = (percentile: number) => histogram.getValueAtPercentile(percentile) / 1000;
   return {
     operations: tally.operations, errors: tally.errors, seconds, throughput: tally.operations / seconds,

@@ -6,6 +6,7 @@
 import net from 'node:net';
 import hdr from 'hdr-histogram-js';
 import { FrameReader } from '../src/protocol/index.js';
+import { countedRun, type LoadOptions } from './bind-load.js';
 import { SEARCH_DONE, SEARCH_ENTRY, encodeSearch, encodeSimpleBind, readCode, readMessage, type SearchSpec } from '../src/authrate/wire.js';
 
 export interface SearchTarget {
@@ -17,14 +18,8 @@ export interface SearchTarget {
   readonly next: () => SearchSpec;
 }
 
-export interface SearchLoadOptions {
-  readonly connections: number;
-  readonly seconds: number;
-  /** Searches before this many seconds are not counted. */
-  readonly warmUpSeconds: number;
-  /** Called when counting starts and when it stops (to read a server's CPU time over that window). */
-  readonly onCounting?: (counting: boolean) => void;
-}
+/** Connections, warm-up, counted seconds: as for the bind load. */
+export type SearchLoadOptions = LoadOptions;
 
 export interface SearchLoadResult {
   readonly searches: number;
@@ -43,14 +38,6 @@ interface Tally {
   readonly histogram: hdr.Histogram;
   counting: boolean;
   running: boolean;
-}
-
-function connect(target: SearchTarget): Promise<net.Socket> {
-  return new Promise((resolve, reject) => {
-    const socket = net.connect({ host: target.host, port: target.port }, () => resolve(socket));
-    socket.once('error', reject);
-    socket.setNoDelay(true);
-  });
 }
 
 /** One connection's loop: bind, then search, wait for the done, record, search again. */
@@ -98,18 +85,7 @@ function drive(socket: net.Socket, target: SearchTarget, tally: Tally): Promise<
 export async function runSearchLoad(target: SearchTarget, options: SearchLoadOptions): Promise<SearchLoadResult> {
   const histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: 600_000_000, numberOfSignificantValueDigits: 3 });
   const tally: Tally = { searches: 0, entries: 0, errors: {}, histogram, counting: false, running: true };
-  const sockets = await Promise.all(Array.from({ length: options.connections }, () => connect(target)));
-  const finished = Promise.all(sockets.map((socket) => drive(socket, target, tally)));
-  await new Promise((resolve) => setTimeout(resolve, options.warmUpSeconds * 1000));
-  tally.counting = true;
-  options.onCounting?.(true);
-  const start = performance.now();
-  await new Promise((resolve) => setTimeout(resolve, options.seconds * 1000));
-  tally.counting = false;
-  options.onCounting?.(false);
-  const seconds = (performance.now() - start) / 1000;
-  tally.running = false;
-  await finished;
+  const seconds = await countedRun(target, options, tally, (socket) => drive(socket, target, tally));
   const ms = (percentile: number) => histogram.getValueAtPercentile(percentile) / 1000;
   return {
     searches: tally.searches, entries: tally.entries, errors: tally.errors, seconds, throughput: tally.searches / seconds,

@@ -19,7 +19,10 @@ interface Writer {
   appendBuffer(value: Buffer): void;
 }
 const require = createRequire(import.meta.url);
-const { BerWriter } = require('@ldapjs/asn1') as { BerWriter: new () => Writer };
+const { BerWriter, BerReader } = require('@ldapjs/asn1') as { BerWriter: new () => Writer; BerReader: new (buffer: Buffer) => unknown };
+const messages = require('@ldapjs/messages') as {
+  LdapMessage: { parse(reader: unknown): { type: string; objectName: { toString(): string }; attributes: { type: string; values: string[] }[] } };
+};
 
 const OCTET_STRING = 0x04;
 const CHANGE_OPS = { add: 0, delete: 1, replace: 2, increment: 3 } as const;
@@ -220,4 +223,19 @@ export function searchRequest(messageId: number, base: string, options: {
     writer.endSequence();
     writer.endSequence();
   });
+}
+
+/**
+ * A SearchResultEntry value (as pre-read and post-read controls carry one), read by ldapjs: its
+ * DN and attributes. Wrapped in an LDAPMessage by hand first, since ldapjs parses whole messages.
+ */
+export function readEntryValue(value: Buffer): { dn: string; attributes: Record<string, string[]> } {
+  const writer = new BerWriter();
+  writer.startSequence(0x30);
+  writer.writeInt(1);
+  writer.appendBuffer(value);
+  writer.endSequence();
+  const parsed = messages.LdapMessage.parse(new BerReader(Buffer.from(writer.buffer)));
+  if (parsed.type !== 'SearchResultEntry') throw new Error(`expected a SearchResultEntry, not ${parsed.type}`);
+  return { dn: parsed.objectName.toString(), attributes: Object.fromEntries(parsed.attributes.map((attribute) => [attribute.type, attribute.values])) };
 }

@@ -18,13 +18,14 @@ import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.j
 import {
   ldapTool, parseLdifOutput, responseControls, valuesOf, RawConnection, type Credentials, type LdifEntry, type Response,
 } from '../helpers/ldap-client.js';
-import { addRequest, bindRequest, deleteRequest, exchange, modifyRequest, searchRequest, withControls, type ControlSpec } from '../helpers/ldap-requests.js';
+import {
+  addRequest, bindRequest, deleteRequest, exchange, modifyRequest, readEntryValue, searchRequest, withControls, type ControlSpec,
+} from '../helpers/ldap-requests.js';
 
 const require = createRequire(import.meta.url);
 const { parseString }: any = require('@ldapjs/filter');
 const { PasswordPolicyControl }: any = require('@ldapjs/controls');
-const messages: any = require('@ldapjs/messages');
-const { BerReader, BerWriter }: any = require('@ldapjs/asn1');
+const { BerWriter }: any = require('@ldapjs/asn1');
 
 const BASE = 'dc=example,dc=com';
 const PEOPLE = `ou=People,${BASE}`;
@@ -52,18 +53,6 @@ function selection(...names: string[]): Buffer {
 }
 const preRead = (...names: string[]): ControlSpec => ({ type: PRE_READ, value: selection(...names) });
 const postRead = (...names: string[]): ControlSpec => ({ type: POST_READ, value: selection(...names) });
-
-/** A read control's SearchResultEntry, read by ldapjs: its DN and attributes. */
-function readEntry(value: Buffer): { dn: string; attributes: Record<string, string[]> } {
-  const writer = new BerWriter();
-  writer.startSequence(0x30);
-  writer.writeInt(1);
-  writer.appendBuffer(value);
-  writer.endSequence();
-  const parsed = messages.LdapMessage.parse(new BerReader(Buffer.from(writer.buffer)));
-  assert.equal(parsed.type, 'SearchResultEntry');
-  return { dn: parsed.objectName.toString(), attributes: Object.fromEntries(parsed.attributes.map((a: any) => [a.type, a.values])) };
-}
 
 /** The value of the response's control of this type (undefined when it has none). */
 function controlValue(response: Response, type: string): Buffer | undefined {
@@ -303,8 +292,8 @@ describe('leveldap serve: the assertion, pre-read and post-read controls', { ski
           modifyRequest(2, userDn(14), [{ op: 'increment', attribute: 'uidNumber', values: ['1'] }]), [preRead('uidNumber'), postRead('uidNumber')]))));
         const pairs = answers.map((answer) => {
           assert.equal(answer.code, 0);
-          const [pre] = readEntry(controlValue(answer, PRE_READ)!).attributes.uidNumber!;
-          const [post] = readEntry(controlValue(answer, POST_READ)!).attributes.uidNumber!;
+          const [pre] = readEntryValue(controlValue(answer, PRE_READ)!).attributes.uidNumber!;
+          const [post] = readEntryValue(controlValue(answer, POST_READ)!).attributes.uidNumber!;
           return [Number(pre), Number(post)] as const;
         });
         for (const [pre, post] of pairs) assert.equal(post, pre + 1);

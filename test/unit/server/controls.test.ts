@@ -8,7 +8,6 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { createRequire } from 'node:module';
 import {
   ASSERTION_OID, MANAGE_DSA_IT_OID, PAGED_RESULTS_OID, PASSWORD_POLICY_OID, POST_READ_OID, PRE_READ_OID, ProtocolError, type Request,
 } from '../../../src/protocol/index.js';
@@ -20,10 +19,7 @@ import type { Identity } from '../../../src/server/access.js';
 import type { Filter } from '../../../src/protocol/filter.js';
 import { DirectoryError } from '../../../src/store/index.js';
 import { entry } from '../../helpers/store.js';
-
-const require = createRequire(import.meta.url);
-const messages: any = require('@ldapjs/messages');
-const { BerReader, BerWriter }: any = require('@ldapjs/asn1');
+import { readEntryValue } from '../../helpers/ldap-requests.js';
 
 const DN = 'uid=user.1,ou=People,dc=example,dc=com';
 const ENTRY = entry(DN, {
@@ -96,24 +92,12 @@ test('the assertion sees what the requester may read: no probing userPassword or
   }
 });
 
-/** The attribute names (and values) of a read control's SearchResultEntry, read by ldapjs. */
-function readBack(value: Buffer): { dn: string; attributes: Record<string, string[]> } {
-  const writer = new BerWriter();
-  writer.startSequence(0x30);
-  writer.writeInt(1);
-  writer.appendBuffer(value);
-  writer.endSequence();
-  const parsed = messages.LdapMessage.parse(new BerReader(Buffer.from(writer.buffer)));
-  assert.equal(parsed.type, 'SearchResultEntry');
-  return { dn: parsed.objectName.toString(), attributes: Object.fromEntries(parsed.attributes.map((a: any) => [a.type, a.values])) };
-}
-
 test('the read controls: the attributes a search by the requester returns', () => {
   const read = (identity: Identity, ...names: string[]) => {
     const control = readEntryControl(POST_READ_OID, ENTRY, parseSelection(names), identity, false);
     assert.equal(control.type, POST_READ_OID);
     assert.equal(control.critical, false);
-    return readBack(control.value!);
+    return readEntryValue(control.value!);
   };
   const all = read(IDENTITIES.admin!, '*', '+');
   assert.equal(all.dn, DN);

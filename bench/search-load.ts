@@ -3,7 +3,7 @@
  * for a given time; each search's latency (request to SearchResultDone) into an HDR histogram,
  * and the entries it returned counted. Responses are framed and their tags read, nothing more.
  */
-import net from 'node:net';
+import type net from 'node:net';
 import hdr from 'hdr-histogram-js';
 import { FrameReader } from '../src/protocol/index.js';
 import { countedRun, type LoadOptions } from './bind-load.js';

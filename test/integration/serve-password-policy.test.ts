@@ -481,39 +481,51 @@ describe('leveldap serve: verified-bind cache (--bind-cache-ttl 60)', { skip }, 
   after(async () => { await server?.stop(); });
 
   const hits = (n: number) => logLines(server, 'verified-bind cache hit', logDn(n)).length;
+  const bindsLogged = (n: number) => logLines(server, 'operation', userDn(n)).filter((line) => line.op === 'bind').length;
+
+  /**
+   * ldapwhoami, then a wait for the bind's access-log line: it is written after the answer and
+   * after any cache-hit line of that bind, which ldapwhoami can see before the test reads the log.
+   */
+  const whoami = async (credentials: Credentials, n: number): Promise<number> => {
+    const before = bindsLogged(n);
+    const code = await client.whoami(credentials);
+    assert.ok(await eventually(() => bindsLogged(n) > before), 'the bind\'s access-log line');
+    return code;
+  };
 
   test('a repeat bind of a PBKDF2 value is a cache hit with the same answer; after ldappasswd, the old password fails and no bind hits the old entry', async () => {
     assert.match((await client.read(userDn(1), 'userPassword')).userPassword![0]!, /^\{PBKDF2-SHA256\}1000\$/);
-    assert.equal(await client.whoami(user(1, 'cached-secret-1')), 0);
+    assert.equal(await whoami(user(1, 'cached-secret-1'), 1), 0);
     assert.equal(hits(1), 0, 'the first bind verifies');
-    assert.equal(await client.whoami(user(1, 'cached-secret-1')), 0);
+    assert.equal(await whoami(user(1, 'cached-secret-1'), 1), 0);
     assert.equal(hits(1), 1, 'the second comes from the cache');
-    assert.equal(await client.whoami(user(1, 'not-the-secret')), 49);
+    assert.equal(await whoami(user(1, 'not-the-secret'), 1), 49);
     assert.equal(hits(1), 1, 'a wrong password is never a hit');
 
     const changed = await client.passwd(user(1, 'cached-secret-1'), '-s', 'changed-secret-1');
     assert.equal(changed.code, 0, changed.stderr);
     const afterChange = hits(1);
-    assert.equal(await client.whoami(user(1, 'cached-secret-1')), 49, 'the old password fails within the TTL');
+    assert.equal(await whoami(user(1, 'cached-secret-1'), 1), 49, 'the old password fails within the TTL');
     assert.equal(hits(1), afterChange, 'the cache did not answer for the old password');
-    assert.equal(await client.whoami(user(1, 'changed-secret-1')), 0);
+    assert.equal(await whoami(user(1, 'changed-secret-1'), 1), 0);
     assert.equal(hits(1), afterChange, 'the new value is verified first');
-    assert.equal(await client.whoami(user(1, 'changed-secret-1')), 0);
+    assert.equal(await whoami(user(1, 'changed-secret-1'), 1), 0);
     assert.equal(hits(1), afterChange + 1);
   });
 
   test('cheap schemes are not cached (SSHA512 binds always verify)', async () => {
-    assert.equal(await client.whoami(user(2)), 0);
-    assert.equal(await client.whoami(user(2)), 0);
+    assert.equal(await whoami(user(2), 2), 0);
+    assert.equal(await whoami(user(2), 2), 0);
     assert.equal(hits(2), 0);
   });
 
   test('a locked account never reaches the cache', async () => {
-    assert.equal(await client.whoami(user(3, 'cached-secret-3')), 0);
-    assert.equal(await client.whoami(user(3, 'cached-secret-3')), 0);
+    assert.equal(await whoami(user(3, 'cached-secret-3'), 3), 0);
+    assert.equal(await whoami(user(3, 'cached-secret-3'), 3), 0);
     assert.equal(hits(3), 1);
     for (let i = 0; i < 3; i++) assert.equal((await rawBind(server, userDn(3), 'wrong')).code, 49);
-    assert.equal(await client.whoami(user(3, 'cached-secret-3')), 49);
+    assert.equal(await whoami(user(3, 'cached-secret-3'), 3), 49);
     assert.equal(hits(3), 1);
   });
 });

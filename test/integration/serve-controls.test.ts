@@ -21,6 +21,7 @@ import {
 import {
   addRequest, bindRequest, deleteRequest, exchange, modifyRequest, readEntryValue, searchRequest, withControls, type ControlSpec,
 } from '../helpers/ldap-requests.js';
+import { eventually } from '../helpers/eventually.js';
 
 const require = createRequire(import.meta.url);
 const { parseString }: any = require('@ldapjs/filter');
@@ -69,15 +70,6 @@ function printedReads(stdout: string): Record<'preread' | 'postread', LdifEntry 
     return match ? parseLdifOutput(match[1]!)[0] : undefined;
   };
   return { preread: read('preread'), postread: read('postread') };
-}
-
-/** Waits (up to 10 s) until `condition()` holds; false if it never did. */
-async function eventually(condition: () => boolean): Promise<boolean> {
-  for (const started = Date.now(); Date.now() - started < 10_000;) {
-    if (condition()) return true;
-    await new Promise((resolve) => setTimeout(resolve, 25));
-  }
-  return condition();
 }
 
 async function adminConnection(server: LeveldapServer): Promise<RawConnection> {

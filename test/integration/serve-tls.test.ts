@@ -23,6 +23,7 @@ import { answer, bindRequest, extendedRequest } from '../helpers/ldap-requests.j
 import { makeTestCertificate, type TestCertificate } from '../helpers/tls.js';
 import { leveldapBin } from '../helpers/paths.js';
 import { run } from '../../src/harness/run.js';
+import { eventually } from '../helpers/eventually.js';
 
 interface Messages {
   SearchRequest: new (options: { messageId: number; baseObject: string; scope: 'sub'; filter: string; attributes: string[] }) => { toBer(): { buffer: Buffer } };
@@ -361,8 +362,8 @@ describe('leveldap serve: TLS', { skip }, () => {
       half.destroy();
     }
     await assertServing();
-    const tlsErrors = secured.logs().filter((line) => line.includes('"msg":"connection error"') && line.includes('"code":"ERR_SSL_'));
-    assert.ok(tlsErrors.length >= 3, `failed handshakes logged: ${tlsErrors.join('\n')}`);
+    const tlsErrors = () => secured.logs().filter((line) => line.includes('"msg":"connection error"') && line.includes('"code":"ERR_SSL_'));
+    assert.ok(await eventually(() => tlsErrors().length >= 3), `failed handshakes logged: ${tlsErrors().join('\n')}`);
   });
 
   test('a client that stops in the middle of the handshake after StartTLS is closed by the idle timeout', async () => {

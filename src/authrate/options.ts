@@ -137,14 +137,17 @@ export function optionalCredentials(raw: Raw): Credentials | undefined {
   return undefined;
 }
 
-function generators(raw: Raw): GeneratorFactory[] {
+/** Parses a generator given with `flag` (-g, or inline in modrate's -M); a mistake names the flag. */
+export function generator(flag: string, spec: string): GeneratorFactory {
   try {
-    return list(raw['argument']).map((spec) => parseGenerator(spec));
+    return parseGenerator(spec);
   } catch (error) {
-    if (error instanceof GeneratorError) fail(`-g ${error.message}`);
+    if (error instanceof GeneratorError) fail(`${flag} ${error.message}`);
     throw error;
   }
 }
+
+const generators = (raw: Raw): GeneratorFactory[] => list(raw['argument']).map((spec) => generator('-g', spec));
 
 /** Compiles a template that may use `available` arguments (the -g values, plus the found DN in search-then-bind). */
 export function template(flag: string, text: string, available: number, what: string): Template {

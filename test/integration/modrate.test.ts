@@ -8,42 +8,29 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { run } from '../../src/harness/run.js';
-import { findProgram, createSlapd, slapdAvailable, type Slapd } from '../../src/harness/slapd.js';
-import { leveldapBin, repoRoot } from '../helpers/paths.js';
+import { findProgram, slapdAvailable, type Slapd } from '../../src/harness/slapd.js';
+import { startSlapdWithUsers } from '../helpers/slapd.js';
+import { repoRoot } from '../helpers/paths.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, parseLdifOutput, valuesOf } from '../helpers/ldap-client.js';
+import { leveldapTarget, runJson, slapdTarget, type LoadSummary, type LoadTarget } from '../helpers/load-tools.js';
 
 const modrate = join(repoRoot, 'bin', 'modrate.js');
 const USERS = 20;
 const PEOPLE = 'ou=People,dc=example,dc=com';
 const skipTools = findProgram('ldapsearch') === undefined ? 'ldapsearch is missing: apt-get install ldap-utils' : false;
 
-interface Summary {
-  operations: number;
-  errors: number;
-  errors_by_code: Record<string, number>;
-}
-
-/** A server to run against, with its admin's credentials. */
-interface Target {
-  readonly port: number;
-  readonly adminDn: string;
-  readonly adminPassword: string;
-}
 
 /** modrate --json as the admin over every user in turn (inc: each worker runs user.0 .. user.19). */
-async function modrateJson(target: Target, ...extra: string[]): Promise<Summary> {
-  const result = await run(process.execPath, [modrate, '-h', '127.0.0.1', '-p', String(target.port), '-D', target.adminDn, '-w', target.adminPassword,
+function modrateJson(target: LoadTarget, ...extra: string[]): Promise<LoadSummary> {
+  return runJson(modrate, ['-h', '127.0.0.1', '-p', String(target.port), '-D', target.adminDn, '-w', target.adminPassword,
     '-b', `uid=user.%d,${PEOPLE}`, '-g', `inc(0,${USERS - 1})`, '--json', ...extra]);
-  assert.equal(result.code, 0, result.stderr);
-  return JSON.parse(result.stdout) as Summary;
 }
 
 /** Each user's values of these attributes, read with ldapsearch as the admin. */
-async function valuesByUser(target: Target, ...attributes: string[]): Promise<Map<string, string[][]>> {
+async function valuesByUser(target: LoadTarget, ...attributes: string[]): Promise<Map<string, string[][]>> {
   const found = await ldapTool('ldapsearch', `ldap://127.0.0.1:${target.port}`, ['-LLL', '-b', PEOPLE, '-s', 'one', '(uid=user.*)', 'uid', ...attributes],
     { dn: target.adminDn, password: target.adminPassword });
   assert.equal(found.code, 0, found.stderr);
@@ -52,7 +39,7 @@ async function valuesByUser(target: Target, ...attributes: string[]): Promise<Ma
   return new Map(entries.map((entry) => [valuesOf(entry, 'uid')[0]!, attributes.map((name) => valuesOf(entry, name))]));
 }
 
-function suite(name: string, target: () => Target): void {
+function suite(name: string, target: () => LoadTarget): void {
   describe(`modrate against ${name}`, () => {
     test('-c 2 -F -m 40: 40 modifies, no errors; every entry holds the value made from its -g argument', async () => {
       const marker = `modrate-${process.pid}-${name}`;
@@ -91,16 +78,13 @@ describe('modrate', { skip: skipTools }, () => {
     await server?.stop();
   });
 
-  suite('leveldap', () => ({ port: server.port, adminDn: server.adminDn, adminPassword: server.adminPassword }));
+  suite('leveldap', () => leveldapTarget(server));
 
   test('anonymous (no -D): every modify is refused, and the entries keep their values', async () => {
-    const result = await run(process.execPath, [modrate, '-p', String(server.port), '-b', `uid=user.%d,${PEOPLE}`, '-g', 'inc(0,4)',
+    const summary = await runJson(modrate, ['-p', String(server.port), '-b', `uid=user.%d,${PEOPLE}`, '-g', 'inc(0,4)',
       '-f', '-m', '5', '-M', 'description:anonymous', '--json']);
-    assert.equal(result.code, 0, result.stderr);
-    const summary = JSON.parse(result.stdout) as Summary;
     assert.equal(summary.errors, 5, JSON.stringify(summary.errors_by_code));
-    const target = { port: server.port, adminDn: server.adminDn, adminPassword: server.adminPassword };
-    for (const [uid, [description]] of await valuesByUser(target, 'description')) assert.notDeepEqual(description, ['anonymous'], uid);
+    for (const [uid, [description]] of await valuesByUser(leveldapTarget(server), 'description')) assert.notDeepEqual(description, ['anonymous'], uid);
   });
 
   test('mistakes exit 89: no -b, no -M, a -M that is not ATTRIBUTE:VALUE (OpenDJ\'s -M 1000), a template beyond the -g given', async () => {
@@ -123,14 +107,11 @@ describe('modrate', { skip: skipTools }, () => {
 describe('modrate against slapd', { skip: skipTools || (slapdAvailable() ? false : 'slapd is not installed') }, () => {
   let slapd: Slapd;
   before(async () => {
-    slapd = await createSlapd();
-    const ldif = execFileSync(process.execPath, [leveldapBin, 'make-ldif', '--users', String(USERS), '--scheme', 'SSHA512'], { encoding: 'utf8' });
-    await slapd.slapadd(ldif);
-    await slapd.start();
+    slapd = await startSlapdWithUsers(USERS);
   });
   after(async () => {
     await slapd?.stop();
   });
 
-  suite('slapd', () => ({ port: slapd.port, adminDn: slapd.rootDn, adminPassword: slapd.rootPassword }));
+  suite('slapd', () => slapdTarget(slapd));
 });

@@ -8,45 +8,32 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { join } from 'node:path';
 import { run } from '../../src/harness/run.js';
-import { leveldapBin, repoRoot } from '../helpers/paths.js';
+import { repoRoot } from '../helpers/paths.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
-import { createSlapd, slapdAvailable, type Slapd } from '../../src/harness/slapd.js';
+import { slapdAvailable, type Slapd } from '../../src/harness/slapd.js';
+import { startSlapdWithUsers } from '../helpers/slapd.js';
 import { operationRecords } from '../helpers/server-log.js';
+import { leveldapTarget, runJson, slapdTarget, type LoadSummary, type LoadTarget } from '../helpers/load-tools.js';
 
 const searchrate = join(repoRoot, 'bin', 'searchrate.js');
 const USERS = 200;
 const PEOPLE = 'ou=People,dc=example,dc=com';
 
-interface Summary {
-  operations: number;
-  errors: number;
-  errors_by_code: Record<string, number>;
-  entries: number;
-  entries_per_search: number;
-  p50_ms: number;
+interface Summary extends LoadSummary {
+  readonly entries: number;
+  readonly entries_per_search: number;
 }
 
-/** A server to run against, with its admin's credentials. */
-interface Target {
-  readonly port: number;
-  readonly adminDn: string;
-  readonly adminPassword: string;
-}
-
+/** searchrate's arguments for a server (after the script's path): 127.0.0.1, -b ou=People, -s sub, -g over the users. */
 function args(port: number, ...extra: string[]): string[] {
-  return [searchrate, '-h', '127.0.0.1', '-p', String(port), '-b', PEOPLE, '-s', 'sub', '-g', `rand(0,${USERS})`, ...extra];
+  return ['-h', '127.0.0.1', '-p', String(port), '-b', PEOPLE, '-s', 'sub', '-g', `rand(0,${USERS})`, ...extra];
 }
 
-async function searchrateJson(port: number, ...extra: string[]): Promise<Summary> {
-  const result = await run(process.execPath, [...args(port, '--json', ...extra)]);
-  assert.equal(result.code, 0, result.stderr);
-  return JSON.parse(result.stdout) as Summary;
-}
+const searchrateJson = (port: number, ...extra: string[]) => runJson<Summary>(searchrate, args(port, '--json', ...extra));
 
-function suite(name: string, target: () => Target): void {
+function suite(name: string, target: () => LoadTarget): void {
   describe(`searchrate against ${name}`, () => {
     test('-D admin -F -c 4 -m 400: 400 searches, one entry each, no errors', async () => {
       const { port, adminDn, adminPassword } = target();
@@ -85,7 +72,7 @@ describe('searchrate', () => {
     await server?.stop();
   });
 
-  suite('leveldap', () => ({ port: server.port, adminDn: server.adminDn, adminPassword: server.adminPassword }));
+  suite('leveldap', () => leveldapTarget(server));
 
   test('the access log: one bind per connection (-F -c 3), then searches asking for cn and mail', async () => {
     const before = operationRecords(server).length;
@@ -102,12 +89,12 @@ describe('searchrate', () => {
   });
 
   test('the table and CSV end with OpenDJ\'s "Entries/Srch"', async () => {
-    const table = await run(process.execPath, args(server.port, '-f', '-d', '1.2', '-i', '0.5', '(uid=user.%d)'));
+    const table = await run(process.execPath, [searchrate, ...args(server.port, '-f', '-d', '1.2', '-i', '0.5', '(uid=user.%d)')]);
     assert.equal(table.code, 0, table.stderr);
     const lines = table.stdout.trim().split('\n');
     assert.match(lines[3]!, /\| {2}err\/sec Entries\/Srch \|$/);
     assert.ok(lines.slice(5).every((row) => / 0\.0 +1\.0 \|$/.test(row)), table.stdout);
-    const csv = await run(process.execPath, args(server.port, '-f', '-S', '-d', '1.2', '-i', '0.5', '(uid=user.%d)'));
+    const csv = await run(process.execPath, [searchrate, ...args(server.port, '-f', '-S', '-d', '1.2', '-i', '0.5', '(uid=user.%d)')]);
     assert.equal(csv.code, 0, csv.stderr);
     const [header, ...rows] = csv.stdout.trim().split('\n');
     assert.match(header!, /,Errors\/second,Entries\/Srch$/);
@@ -132,14 +119,11 @@ describe('searchrate', () => {
 describe('searchrate against slapd', { skip: slapdAvailable() ? false : 'slapd is not installed' }, () => {
   let slapd: Slapd;
   before(async () => {
-    slapd = await createSlapd();
-    const ldif = execFileSync(process.execPath, [leveldapBin, 'make-ldif', '--users', String(USERS), '--scheme', 'SSHA512'], { encoding: 'utf8' });
-    await slapd.slapadd(ldif);
-    await slapd.start();
+    slapd = await startSlapdWithUsers(USERS);
   });
   after(async () => {
     await slapd?.stop();
   });
 
-  suite('slapd', () => ({ port: slapd.port, adminDn: slapd.rootDn, adminPassword: slapd.rootPassword }));
+  suite('slapd', () => slapdTarget(slapd));
 });

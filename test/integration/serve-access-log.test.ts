@@ -10,7 +10,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRegistry } from '../../src/password/index.js';
 import { findProgram } from '../../src/harness/slapd.js';
-import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
+import { accountLdif, startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, RawConnection, type Credentials } from '../helpers/ldap-client.js';
 import { answer, bindRequest, searchRequest } from '../helpers/ldap-requests.js';
 import { operationRecords, waitForOperation, type LogRecord } from '../helpers/server-log.js';
@@ -31,11 +31,6 @@ const SLOW_SECRET = 'slow-Secret-9e02';
 const TOOLS = ['ldapsearch', 'ldapwhoami'];
 const missing = TOOLS.filter((tool) => findProgram(tool) === undefined);
 const skip = missing.length > 0 ? `OpenLDAP clients missing (${missing.join(', ')}): apt-get install ldap-utils` : false;
-
-function accountLdif(uid: string, stored: string): string {
-  return [`dn: ${userDn(uid)}`, 'objectClass: inetOrgPerson', `uid: ${uid}`, `cn: ${uid}`, `sn: ${uid}`,
-    `userPassword:: ${Buffer.from(stored).toString('base64')}`, ''].join('\n');
-}
 
 describe('leveldap serve: the access log says where the time went', { skip }, () => {
   let server: LeveldapServer;

@@ -50,7 +50,7 @@ function firstOf<T>(items: readonly T[], most: number): (T | string)[] {
 function searchDetails(request: SearchRequest): Record<string, unknown> {
   return {
     base: cut(request.base), scope: request.scope, filter: cut(filterToString(maskPasswords(request.filter))),
-    attrs: firstOf(request.attributes.map(cut), LOGGED_ATTRIBUTES),
+    attrs: firstOf(request.attributes, LOGGED_ATTRIBUTES).map(cut),
   };
 }
 
@@ -68,8 +68,8 @@ function details(request: Request): Record<string, unknown> {
 /** The controls sent with the request, without their values. */
 function controlsSent(request: Request): Record<string, unknown> {
   if (request.controls.length === 0) return {};
-  const controls = request.controls.map((control) => ({ oid: cut(control.type), critical: control.critical }));
-  return { controls: firstOf(controls, LOGGED_CONTROLS) };
+  const controls = firstOf(request.controls, LOGGED_CONTROLS).map((control) => (typeof control === 'string' ? control : { oid: cut(control.type), critical: control.critical }));
+  return { controls };
 }
 
 /** What the reply said beyond its code: a search's entries, the diagnostic message of a non-zero result, a bind's scheme and cache. */

@@ -44,7 +44,7 @@ describe('logOperation', () => {
     assert.ok(!JSON.stringify(line).includes('cookie'), 'control values are not logged');
   });
 
-  test('long attribute lists are cut with a count; a search without entries says 0; a message comes with a non-zero code', () => {
+  test('long attribute and control lists are cut with a count; a search without entries says 0; a message comes with a non-zero code', () => {
     const attributes = Array.from({ length: 70 }, (_, i) => `attr${i}`);
     const line = lineOf(decodeRequest(searchRequest(4, PEOPLE, { attributes })), { code: 32, message: 'no such entry' })!;
     assert.equal((line['attrs'] as string[]).length, 65);
@@ -52,6 +52,10 @@ describe('logOperation', () => {
     assert.equal(line['entries'], 0);
     assert.equal(line['message'], 'no such entry');
     assert.equal(line['controls'], undefined, 'no controls sent: no field');
+    const many = withControls(searchRequest(5, PEOPLE), Array.from({ length: 20 }, (_, i) => ({ type: `1.2.3.${i}` })));
+    const controls = lineOf(decodeRequest(many), { code: 0 })!['controls'] as unknown[];
+    assert.equal(controls.length, 17);
+    assert.deepEqual([controls[15], controls[16]], [{ oid: '1.2.3.15', critical: false }, '+4 more']);
   });
 
   test('a userPassword filter value is masked', () => {

@@ -1,7 +1,3 @@
 #!/usr/bin/env node
 'use strict';
-// CommonJS like bin/leveldap.js (bin/package.json): the compiled CLI is an ES module, loaded here.
-import('../dist/src/authrate/cli.js').then(({ main }) => main(process.argv)).catch((error) => {
-  process.stderr.write(`authrate: ${error?.stack ?? String(error)}\n`);
-  process.exit(1);
-});
+require('./load-tool.js').start('authrate');

@@ -1,15 +1,15 @@
 /**
- * One authrate connection: plain TCP, LDAPS or StartTLS; one operation at a time (simple binds,
- * and the searches of search-then-bind; the encoding and result reading of bind-wire.ts, framing
- * by FrameReader), and a clean UnbindRequest before close.
+ * One connection of the load tools: plain TCP, LDAPS or StartTLS; one operation at a time (simple
+ * binds, searches, modifies; the encoding and result reading of wire.ts, framing by FrameReader),
+ * and a clean UnbindRequest before close.
  */
 import net from 'node:net';
 import tls from 'node:tls';
 import { FrameReader } from '../protocol/index.js';
 import { errorCode, errorMessage } from '../errors.js';
 import {
-  SEARCH_DONE, SEARCH_ENTRY, encodeSearch, encodeSimpleBind, encodeStartTls, encodeUnbind, readCode, readEntryDn, readMessage, readResult,
-  type SearchSpec,
+  SEARCH_DONE, SEARCH_ENTRY, encodeModify, encodeSearch, encodeSimpleBind, encodeStartTls, encodeUnbind, readCode, readEntryDn, readMessage,
+  readResult, type Replacement, type SearchSpec,
 } from './wire.js';
 
 /** The result code authrate counts when a connection cannot be made or is lost (LDAP "connect error"). */
@@ -23,9 +23,10 @@ interface Endpoint {
   readonly trustAll: boolean;
 }
 
-/** What a search-then-bind search found: its result code and the DNs of (up to two) entries. */
+/** What a search found: its result code, the entries returned, and the DNs of (up to two) of them. */
 interface SearchOutcome {
   readonly code: number;
+  readonly entries: number;
   readonly dns: readonly string[];
 }
 
@@ -105,7 +106,7 @@ interface Pending {
   readonly reject: (error: Error) => void;
 }
 
-export class BindConnection {
+export class LdapConnection {
   readonly #socket: net.Socket;
   readonly #frames = new FrameReader({ maxBytes: 1 << 20 });
   /** Message 1 may have been the StartTLS request. */
@@ -120,8 +121,8 @@ export class BindConnection {
     socket.on('close', () => this.#lost('connection closed by the server'));
   }
 
-  static async open(endpoint: Endpoint): Promise<BindConnection> {
-    return new BindConnection(await openSocket(endpoint));
+  static async open(endpoint: Endpoint): Promise<LdapConnection> {
+    return new LdapConnection(await openSocket(endpoint));
   }
 
   /** Sends a simple bind and resolves with its result code; rejects with ConnectionError if the connection fails. */
@@ -132,13 +133,22 @@ export class BindConnection {
     });
   }
 
-  /** Runs a search; resolves with its result code and the first two entries' DNs (enough to tell "exactly one"). */
+  /** Runs a search; resolves with its result code, the entries returned and the first two entries' DNs (enough to tell "exactly one"). */
   search(spec: SearchSpec): Promise<SearchOutcome> {
     const dns: string[] = [];
+    let entries = 0;
     return this.#send((messageId) => encodeSearch(messageId, spec), (resolve) => (frame, tag, content) => {
-      if (tag === SEARCH_ENTRY && dns.length < 2) dns.push(readEntryDn(frame, content));
+      if (tag === SEARCH_ENTRY && ++entries <= 2) dns.push(readEntryDn(frame, content));
       if (tag !== SEARCH_DONE) return false;
-      resolve({ code: readCode(frame, content), dns });
+      resolve({ code: readCode(frame, content), entries, dns });
+      return true;
+    });
+  }
+
+  /** Replaces attributes' values of one entry; resolves with the result code. */
+  modify(dn: string, replacements: readonly Replacement[]): Promise<number> {
+    return this.#send((messageId) => encodeModify(messageId, dn, replacements), (resolve) => (frame, _tag, content) => {
+      resolve(readCode(frame, content));
       return true;
     });
   }

@@ -1,27 +1,43 @@
 /**
- * authrate's load: one worker per connection, one bind outstanding at a time (OpenDJ AuthRate
- * has no -t). With -f a worker keeps its connection and rebinds; without, every iteration
- * connects, binds, unbinds and closes. In search-then-bind an iteration is a search (exactly one
- * entry, else error 94 none / 95 several) and then the bind, timed as one operation. With -M each worker is paced and a response time runs
- * from the operation's intended start, so a slow server cannot hide its queueing (no
- * coordinated omission).
+ * The load of authrate, searchrate and modrate: one worker per connection, one operation
+ * outstanding at a time (OpenDJ's -t is not offered), each iteration what the tool's
+ * {@link Workload} does (authrate.ts: a bind, or a search then a bind; searchrate.ts: a search;
+ * modrate.ts: a modify) with the template arguments of that iteration. With -f a worker keeps its
+ * connection (the workload's `opened` runs once on it: searchrate's and modrate's bind); without,
+ * every iteration connects, runs `opened` and the operation, unbinds and closes, timed as one
+ * operation. With -M each worker is paced and a response time runs from the operation's intended
+ * start, so a slow server cannot hide its queueing (no coordinated omission).
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import filters from '@ldapjs/filter';
-import type { AuthrateConfig, SearchThenBind } from './options.js';
-import { BindConnection, CONNECT_ERROR, ConnectionError } from './connection.js';
+import type { LoadConfig } from './options.js';
+import { LdapConnection, CONNECT_ERROR, ConnectionError } from './connection.js';
 import { Stats, type StatsRow, type StatsSummary } from './stats.js';
 
-const INVALID_PASSWORD = Buffer.from('invalid-password', 'utf8');
-/** Client-side result codes of a search-then-bind search that did not find exactly one entry (LDAP C API). */
-const NO_RESULTS_RETURNED = 94;
-const MORE_RESULTS_TO_RETURN = 95;
+/** What an iteration reports beside its result code; one per worker, zeroed before each iteration. */
+export interface Tally {
+  /** The time its search took, when it searched before the operation timed (authrate's search-then-bind). */
+  searchMs: number;
+  /** The entries its search returned (searchrate). */
+  entries: number;
+}
+
+/** What a worker does. */
+export interface Workload {
+  /** On each new connection, before its first iteration; a non-zero result code is the iteration's, and the connection is closed. */
+  opened?(connection: LdapConnection): Promise<number>;
+  /** One iteration with its -g arguments; its result code. */
+  iterate(connection: LdapConnection, args: readonly string[], tally: Tally): Promise<number>;
+}
+
+/** Makes each worker's workload (anything with state of its own, such as inc(), is the worker's). */
+export type WorkloadFactory = () => Workload;
+
 /** OpenDJ stops trying to catch up on a missed pace once this far behind. */
 const MAX_LAG_MS = 60_000;
 /** After a stop, how long in-flight binds may take before their connections are cut. */
 const STOP_GRACE_MS = 2_000;
 
-export interface AuthrateListener {
+export interface LoadListener {
   warmingUp?(seconds: number): void;
   /** Counting starts (after the warm-up). */
   started?(): void;
@@ -29,7 +45,7 @@ export interface AuthrateListener {
   interval?(row: StatsRow): void;
 }
 
-interface AuthrateRun {
+export interface LoadRun {
   /** Stops the run (Ctrl-C); `done` then resolves as usual. */
   stop(): void;
   /** The last (partial) interval's row and the run's summary. */
@@ -38,10 +54,11 @@ interface AuthrateRun {
 
 /** What the workers share. */
 interface Control {
-  readonly config: AuthrateConfig;
+  readonly config: LoadConfig;
+  readonly workload: WorkloadFactory;
   readonly stats: Stats;
   readonly abort: AbortController;
-  readonly connections: Set<BindConnection>;
+  readonly connections: Set<LdapConnection>;
   counting: boolean;
 }
 
@@ -68,36 +85,23 @@ function pacer(opsPerSecond: number, control: Control): () => Promise<number> {
   };
 }
 
-/** The template arguments and password of each next iteration, from this worker's own generators. */
-function iterationSource(config: AuthrateConfig): () => { args: string[]; password: Buffer } {
+/** The template arguments of each next iteration, from this worker's own generators. */
+function argumentSource(config: LoadConfig): () => string[] {
   const generators = config.generators.map((factory) => factory());
-  return () => ({
-    args: generators.map((next) => next()),
-    password: Math.random() * 100 < config.invalidPassword ? INVALID_PASSWORD : config.password,
-  });
-}
-
-/** The one entry's DN, or the code that counts as the iteration's error. */
-async function findEntry(connection: BindConnection, search: SearchThenBind, args: readonly string[]): Promise<string | number> {
-  const { code, dns } = await connection.search({
-    base: search.base(args), scope: search.scope, deref: search.deref, attributes: search.attributes,
-    filter: filters.parseString(search.filter(args)).toBer().buffer,
-  });
-  if (code !== 0) return code;
-  if (dns.length !== 1) return dns.length === 0 ? NO_RESULTS_RETURNED : MORE_RESULTS_TO_RETURN;
-  return dns[0]!;
+  return () => generators.map((next) => next());
 }
 
 class Worker {
-  #connection: BindConnection | undefined;
+  #connection: LdapConnection | undefined;
   #counted = 0;
-  readonly #nextIteration: () => { args: string[]; password: Buffer };
-  /** The time the last iteration's search took (search-then-bind). */
-  #searchMs = 0;
+  readonly #nextArguments: () => string[];
+  readonly #workload: Workload;
+  readonly #tally: Tally = { searchMs: 0, entries: 0 };
   readonly #nextStart: () => Promise<number>;
 
   constructor(private readonly control: Control, private readonly quota: number) {
-    this.#nextIteration = iterationSource(control.config);
+    this.#nextArguments = argumentSource(control.config);
+    this.#workload = control.workload();
     this.#nextStart = pacer(control.config.targetThroughput / control.config.connections, control);
   }
 
@@ -107,19 +111,22 @@ class Worker {
       if (!running(this.control)) break;
       const code = await this.#iteration();
       if (this.control.counting && running(this.control)) {
-        this.control.stats.record(performance.now() - intended, code, this.#searchMs);
+        this.control.stats.record(performance.now() - intended, code, this.#tally.searchMs, this.#tally.entries);
         this.#counted += 1;
       }
     }
     this.#close();
   }
 
-  /** One bind (after its search, in search-then-bind); its result code, or 91 when the connection fails. */
+  /** One iteration of the workload; its result code, or 91 when the connection fails. */
   async #iteration(): Promise<number> {
-    const { args, password } = this.#nextIteration();
+    const args = this.#nextArguments();
+    this.#tally.searchMs = 0;
+    this.#tally.entries = 0;
     try {
       const connection = this.#connection ?? (await this.#open());
-      const code = await this.#bind(connection, args, password);
+      if (typeof connection === 'number') return connection;
+      const code = await this.#workload.iterate(connection, args, this.#tally);
       if (!this.control.config.keepConnectionsOpen) this.#close();
       return code;
     } catch (error) {
@@ -129,21 +136,15 @@ class Worker {
     }
   }
 
-  async #bind(connection: BindConnection, args: string[], password: Buffer): Promise<number> {
-    const { search, bindDn } = this.control.config;
-    if (!search) return connection.bind(bindDn(args), password);
-    const searchStart = performance.now();
-    const found = await findEntry(connection, search, args);
-    this.#searchMs = performance.now() - searchStart;
-    if (typeof found === 'number') return found;
-    return connection.bind(bindDn([...args, found]), password);
-  }
-
-  async #open(): Promise<BindConnection> {
-    const connection = await BindConnection.open(this.control.config);
+  /** A new connection, after the workload's `opened`; its result code (the connection closed) if that failed. */
+  async #open(): Promise<LdapConnection | number> {
+    const connection = await LdapConnection.open(this.control.config);
     this.#connection = connection;
     this.control.connections.add(connection);
-    return connection;
+    const code = (await this.#workload.opened?.(connection)) ?? 0;
+    if (code === 0) return connection;
+    this.#close();
+    return code;
   }
 
   #close(): void {
@@ -170,14 +171,14 @@ export function quotas(maxIterations: number, workers: number): number[] {
 
 /**
  * Checks that the server can be reached at all (OpenDJ's initial connection); throws
- * ConnectionError if not, which authrate turns into exit status 91.
+ * ConnectionError if not, which the tools turn into exit status 91.
  */
-export async function probe(config: AuthrateConfig): Promise<void> {
-  const connection = await BindConnection.open(config);
+export async function probe(config: LoadConfig): Promise<void> {
+  const connection = await LdapConnection.open(config);
   connection.unbindAndClose();
 }
 
-async function warmUp(control: Control, listener: AuthrateListener): Promise<void> {
+async function warmUp(control: Control, listener: LoadListener): Promise<void> {
   const seconds = control.config.warmUpDuration;
   if (seconds > 0) {
     listener.warmingUp?.(seconds);
@@ -209,7 +210,7 @@ function stopTime(control: Control): () => number {
  * A row every -i seconds; the tick that reaches -d stops the run instead, so that its row is the
  * final line rather than a line followed by an empty one.
  */
-function startTicker(control: Control, listener: AuthrateListener): NodeJS.Timeout {
+function startTicker(control: Control, listener: LoadListener): NodeJS.Timeout {
   const { config, stats } = control;
   const startedAt = performance.now();
   const deadline = config.maxDuration * 1000;
@@ -219,7 +220,7 @@ function startTicker(control: Control, listener: AuthrateListener): NodeJS.Timeo
   }, config.statInterval * 1000);
 }
 
-async function drive(control: Control, listener: AuthrateListener): Promise<{ final: StatsRow; summary: StatsSummary }> {
+async function drive(control: Control, listener: LoadListener): Promise<{ final: StatsRow; summary: StatsSummary }> {
   const { config, stats } = control;
   const end = stopTime(control);
   const workers = Promise.all(quotas(config.maxIterations, config.connections).map((quota) => new Worker(control, quota).run()));
@@ -241,9 +242,9 @@ async function drive(control: Control, listener: AuthrateListener): Promise<{ fi
 }
 
 /** Starts the load (call {@link probe} first). */
-export function startAuthrate(config: AuthrateConfig, listener: AuthrateListener = {}): AuthrateRun {
+export function startLoad(config: LoadConfig, workload: WorkloadFactory, listener: LoadListener = {}): LoadRun {
   const control: Control = {
-    config, stats: new Stats(), abort: new AbortController(), connections: new Set(), counting: false,
+    config, workload, stats: new Stats(), abort: new AbortController(), connections: new Set(), counting: false,
   };
   return { stop: () => control.abort.abort(), done: drive(control, listener) };
 }

@@ -92,9 +92,16 @@ const FUNCTIONS: Record<string, (args: string[], spec: string) => GeneratorFacto
   rand: randFactory, inc: incFactory, randstr: randstrFactory,
 };
 
+const CALL = /^(rand|inc|randstr)\((.*)\)$/;
+
+/** Is this a generator function (rand, inc, randstr), not a static value? */
+export function isGeneratorCall(spec: string): boolean {
+  return CALL.test(spec.trim());
+}
+
 /** Parses one `-g` value. */
 export function parseGenerator(spec: string): GeneratorFactory {
-  const call = /^(rand|inc|randstr)\((.*)\)$/.exec(spec.trim());
+  const call = CALL.exec(spec.trim());
   if (!call) return () => () => spec;
   return FUNCTIONS[call[1]!]!(call[2]!.split(','), spec);
 }

@@ -1,10 +1,13 @@
 /**
- * authrate's command line (OpenDJ/PingDS names and defaults, docs/authrate.md), parsed with
- * yargs and checked into an {@link AuthrateConfig}. Every mistake is an {@link AuthrateUsageError}
- * (exit status 89, as OpenDJ's tools use for argument errors).
+ * The command line the load tools share (authrate, searchrate, modrate; OpenDJ/PingDS names and
+ * defaults, docs/authrate.md), parsed with yargs: the connection, the credentials, the load's
+ * shape (-c -f -g -d -m -i -B -M -e), the output (-S, --json), a search's options (-b -s -a and
+ * the filter template), and the checks of templates and filters. Each tool adds its own options
+ * and builds its config (authrate.ts, searchrate.ts, modrate.ts). Every mistake is a
+ * {@link UsageError} (exit status 89, as OpenDJ's tools use for argument errors).
  */
 import { readFileSync } from 'node:fs';
-import yargs from 'yargs';
+import yargs, { type Options } from 'yargs';
 import filters from '@ldapjs/filter';
 import { GeneratorError, parseGenerator, type GeneratorFactory } from './generators.js';
 import { TemplateError, argumentsUsed, compileTemplate, type Template } from './template.js';
@@ -15,22 +18,17 @@ export const USAGE_EXIT_CODE = 89;
 
 export const DEFAULT_PERCENTILES: readonly number[] = [99.9, 99.99, 99.999];
 
-export class AuthrateUsageError extends Error {
-  override name = 'AuthrateUsageError';
+export class UsageError extends Error {
+  override name = 'UsageError';
 }
 
-export interface AuthrateConfig {
+/** What every load tool is told: where, how many connections, how long, what to print. */
+export interface LoadConfig {
   readonly host: string;
   readonly port: number;
   readonly useSsl: boolean;
   readonly useStartTls: boolean;
   readonly trustAll: boolean;
-  /** The -D template as given, and compiled. */
-  readonly bindDnTemplate: string;
-  readonly bindDn: Template;
-  readonly password: Buffer;
-  /** Search-then-bind (-b and a filter): each bind DN template gets the found entry's DN as its last argument. */
-  readonly search?: SearchThenBind;
   readonly connections: number;
   readonly keepConnectionsOpen: boolean;
   /** One factory per -g, in order; each worker makes its own generators. */
@@ -44,13 +42,12 @@ export interface AuthrateConfig {
   /** ops/s over all connections; 0 = as fast as possible. */
   readonly targetThroughput: number;
   readonly percentiles: readonly number[];
-  /** Percent of binds with the password "invalid-password". */
-  readonly invalidPassword: number;
   readonly scriptFriendly: boolean;
   readonly json: boolean;
 }
 
-export interface SearchThenBind {
+/** A search whose base and filter are templates (authrate's search-then-bind, searchrate). */
+export interface SearchTemplate {
   readonly base: Template;
   readonly filter: Template;
   /** RFC 4511 scope and derefAliases numbers. */
@@ -59,23 +56,29 @@ export interface SearchThenBind {
   readonly attributes: readonly string[];
 }
 
+/** The bind searchrate and modrate make on each connection when -D is given. */
+export interface Credentials {
+  readonly dn: string;
+  readonly password: Buffer;
+}
+
 const SCOPES: Readonly<Record<string, number>> = { base: 0, one: 1, sub: 2, subordinates: 3 };
 const DEREF_POLICIES: Readonly<Record<string, number>> = { never: 0, search: 1, find: 2, always: 3 };
 
-type Raw = Record<string, unknown>;
+export type Raw = Record<string, unknown>;
 
-function fail(message: string): never {
-  throw new AuthrateUsageError(message);
+export function fail(message: string): never {
+  throw new UsageError(message);
 }
 
 /** A repeated option is an array, a single one a value; either way a list of strings. */
-function list(value: unknown): string[] {
+export function list(value: unknown): string[] {
   if (value === undefined) return [];
   return (Array.isArray(value) ? value : [value]).map(String);
 }
 
 /** The last value when an option was given twice. */
-function single(value: unknown): unknown {
+export function single(value: unknown): unknown {
   return Array.isArray(value) ? value.at(-1) : value;
 }
 
@@ -88,7 +91,12 @@ function number(raw: Raw, name: string, flag: string, check: (n: number) => bool
 
 const isNonNegativeInteger = (n: number) => Number.isInteger(n) && n >= 0;
 const isPositiveInteger = (n: number) => Number.isInteger(n) && n >= 1;
-const isPercent = (n: number) => n >= 0 && n <= 100;
+export const isPercent = (n: number) => n >= 0 && n <= 100;
+
+/** A percentage option (authrate's -I). */
+export function percentOption(raw: Raw, name: string, flag: string): number {
+  return number(raw, name, flag, isPercent, 'a percentage in 0..100');
+}
 
 function readPasswordFile(file: string): Buffer {
   let bytes: Buffer;
@@ -102,11 +110,17 @@ function readPasswordFile(file: string): Buffer {
   return line.at(-1) === 0x0d ? line.subarray(0, -1) : line;
 }
 
-function password(raw: Raw): Buffer {
-  const given = [['-w', raw['bindPassword']], ['-j', raw['bindPasswordFile']], ['--bindPasswordEnv', raw['bindPasswordEnv']]]
-    .filter(([, value]) => value !== undefined);
+/** The flags that gave a password. */
+function passwordFlags(raw: Raw): string[] {
+  return ([['-w', 'bindPassword'], ['-j', 'bindPasswordFile'], ['--bindPasswordEnv', 'bindPasswordEnv']] as const)
+    .filter(([, name]) => raw[name] !== undefined).map(([flag]) => flag);
+}
+
+/** The bind password, given exactly one way (-w, -j or --bindPasswordEnv). */
+export function bindPassword(raw: Raw): Buffer {
+  const given = passwordFlags(raw);
   if (given.length === 0) fail('a bind password is needed: -w PASSWORD, -j FILE or --bindPasswordEnv NAME');
-  if (given.length > 1) fail(`give the bind password one way only, not ${given.map(([flag]) => flag).join(' and ')}`);
+  if (given.length > 1) fail(`give the bind password one way only, not ${given.join(' and ')}`);
   if (raw['bindPassword'] !== undefined) return Buffer.from(String(single(raw['bindPassword'])), 'utf8');
   if (raw['bindPasswordFile'] !== undefined) return readPasswordFile(String(single(raw['bindPasswordFile'])));
   const name = String(single(raw['bindPasswordEnv']));
@@ -115,17 +129,28 @@ function password(raw: Raw): Buffer {
   return Buffer.from(value, 'utf8');
 }
 
-function generators(raw: Raw): GeneratorFactory[] {
+/** searchrate's and modrate's bind: -D (a DN as given, no template) with its password; none without -D (anonymous). */
+export function optionalCredentials(raw: Raw): Credentials | undefined {
+  if (raw['bindDN'] !== undefined) return { dn: String(single(raw['bindDN'])), password: bindPassword(raw) };
+  const given = passwordFlags(raw);
+  if (given.length > 0) fail(`${given[0]} gives a password but no bind DN: add -D, or leave both out to search anonymously`);
+  return undefined;
+}
+
+/** Parses a generator given with `flag` (-g, or inline in modrate's -M); a mistake names the flag. */
+export function generator(flag: string, spec: string): GeneratorFactory {
   try {
-    return list(raw['argument']).map((spec) => parseGenerator(spec));
+    return parseGenerator(spec);
   } catch (error) {
-    if (error instanceof GeneratorError) fail(`-g ${error.message}`);
+    if (error instanceof GeneratorError) fail(`${flag} ${error.message}`);
     throw error;
   }
 }
 
+const generators = (raw: Raw): GeneratorFactory[] => list(raw['argument']).map((spec) => generator('-g', spec));
+
 /** Compiles a template that may use `available` arguments (the -g values, plus the found DN in search-then-bind). */
-function template(flag: string, text: string, available: number, what: string): Template {
+export function template(flag: string, text: string, available: number, what: string): Template {
   try {
     const needed = argumentsUsed(text);
     if (needed > available) fail(`${flag} "${text}" uses ${needed} argument(s) but ${what}`);
@@ -134,12 +159,6 @@ function template(flag: string, text: string, available: number, what: string): 
     if (error instanceof TemplateError) fail(`${flag} ${error.message}`);
     throw error;
   }
-}
-
-function bindDn(raw: Raw, argumentCount: number, searching: boolean): { template: string; compiled: Template } {
-  const text = raw['bindDN'] === undefined ? fail('no bind DN: -D (--bindDN) is required') : String(single(raw['bindDN']));
-  const what = searching ? `${argumentCount} -g given plus the found DN` : `${argumentCount} -g given`;
-  return { template: text, compiled: template('-D', text, argumentCount + (searching ? 1 : 0), what) };
 }
 
 function choice(raw: Raw, name: string, flag: string, table: Readonly<Record<string, number>>): number {
@@ -159,13 +178,8 @@ function checkFilter(filter: Template, argumentCount: number): void {
   }
 }
 
-/** `-b BASE FILTER [ATTRIBUTE...]`: search-then-bind; neither: plain binds. */
-function searchThenBind(raw: Raw, argumentCount: number): SearchThenBind | undefined {
-  const [filterText, ...attributes] = list(raw['_']);
-  const base = raw['baseDn'] === undefined ? undefined : String(single(raw['baseDn']));
-  if (base === undefined && filterText === undefined) return undefined;
-  if (base === undefined) fail(`a filter ("${filterText}") needs a search base: -b BASE (search-then-bind)`);
-  if (filterText === undefined) fail('-b needs a filter template after the options (search-then-bind)');
+/** `-b BASE` (a template), -s, -a, and the filter template and attributes after the options. */
+export function searchTemplate(raw: Raw, base: string, filterText: string, attributes: readonly string[], argumentCount: number): SearchTemplate {
   const available = `${argumentCount} -g given`;
   const filter = template('filter', filterText, argumentCount, available);
   checkFilter(filter, argumentCount);
@@ -191,10 +205,8 @@ function checkIterations(maxIterations: number, connections: number): void {
   }
 }
 
-function toConfig(raw: Raw): AuthrateConfig {
-  const factories = generators(raw);
-  const search = searchThenBind(raw, factories.length);
-  const dn = bindDn(raw, factories.length, search !== undefined);
+/** The options every tool shares, checked. */
+export function loadConfig(raw: Raw): LoadConfig {
   if (raw['useSsl'] && raw['useStartTls']) fail('-Z (LDAPS) and -q (StartTLS) exclude each other');
   const connections = number(raw, 'numConnections', '-c', isPositiveInteger, 'a positive integer');
   const maxIterations = number(raw, 'maxIterations', '-m', isNonNegativeInteger, 'a non-negative integer');
@@ -205,64 +217,75 @@ function toConfig(raw: Raw): AuthrateConfig {
     useSsl: Boolean(raw['useSsl']),
     useStartTls: Boolean(raw['useStartTls']),
     trustAll: Boolean(raw['trustAll']),
-    bindDnTemplate: dn.template,
-    bindDn: dn.compiled,
-    password: password(raw),
-    ...(search && { search }),
     connections,
-    keepConnectionsOpen: Boolean(raw['keepConnectionsOpen']),
-    generators: factories,
+    keepConnectionsOpen: Boolean(raw['keepConnectionsOpen']) || Boolean(raw['noRebind']),
+    generators: generators(raw),
     maxDuration: number(raw, 'maxDuration', '-d', (n) => n >= 0, 'a duration in seconds'),
     maxIterations,
     statInterval: number(raw, 'statInterval', '-i', (n) => n > 0, 'a positive number of seconds'),
     warmUpDuration: number(raw, 'warmUpDuration', '-B', (n) => n >= 0, 'a duration in seconds'),
     targetThroughput: number(raw, 'targetThroughput', '-M', (n) => n >= 0, 'a rate in ops/second'),
     percentiles: percentiles(raw),
-    invalidPassword: number(raw, 'invalidPassword', '-I', isPercent, 'a percentage in 0..100'),
     scriptFriendly: Boolean(raw['scriptFriendly']),
     json: Boolean(raw['json']),
   };
 }
 
-function parser(args: readonly string[]) {
+/** The options of every tool, by yargs name. */
+export const SHARED_OPTIONS: Readonly<Record<string, Options>> = {
+  hostname: { alias: 'h', type: 'string', default: 'localhost', requiresArg: true, describe: 'server host' },
+  port: { alias: 'p', type: 'string', default: '389', requiresArg: true, describe: 'server port' },
+  useSsl: { alias: 'Z', type: 'boolean', describe: 'connect with TLS (LDAPS)' },
+  useStartTls: { alias: 'q', type: 'boolean', describe: 'upgrade each connection with StartTLS' },
+  trustAll: { alias: 'X', type: 'boolean', describe: 'accept any server certificate' },
+  bindPassword: { alias: 'w', type: 'string', requiresArg: true, describe: 'bind password' },
+  bindPasswordFile: { alias: ['j', 'bindPassword:file'], type: 'string', requiresArg: true, describe: 'read the bind password from a file' },
+  bindPasswordEnv: { alias: 'bindPassword:env', type: 'string', requiresArg: true, describe: 'read the bind password from an environment variable' },
+  numConnections: { alias: 'c', type: 'string', default: '1', requiresArg: true, describe: 'connections (one worker each)' },
+  argument: { alias: 'g', type: 'string', requiresArg: true, describe: 'template argument: rand(a,b), inc(a,b), rand(file), inc(file), randstr(n[,chars]) or a value (repeatable)' },
+  maxDuration: { alias: 'd', type: 'string', default: '0', requiresArg: true, describe: 'stop after this many seconds (0 = no limit)' },
+  maxIterations: { alias: 'm', type: 'string', default: '0', requiresArg: true, describe: 'stop after this many operations in all (0 = no limit)' },
+  statInterval: { alias: 'i', type: 'string', default: '5', requiresArg: true, describe: 'seconds between statistics lines' },
+  warmUpDuration: { alias: 'B', type: 'string', default: '0', requiresArg: true, describe: 'seconds of operations not counted first' },
+  targetThroughput: { alias: 'M', type: 'string', default: '0', requiresArg: true, describe: 'target operations/second in all (0 = unthrottled)' },
+  percentile: { alias: 'e', type: 'string', requiresArg: true, describe: 'response time percentile to show (repeatable; default 99.9 99.99 99.999)' },
+  scriptFriendly: { alias: 'S', type: 'boolean', describe: 'CSV output' },
+  json: { type: 'boolean', describe: 'print one JSON summary at the end instead of the table' },
+};
+
+/** A search's options (authrate's search-then-bind, searchrate). */
+export const SEARCH_OPTIONS: Readonly<Record<string, Options>> = {
+  baseDn: { alias: ['b', 'baseDN'], type: 'string', requiresArg: true, describe: 'search base template' },
+  searchScope: { alias: 's', type: 'string', default: 'sub', requiresArg: true, describe: 'base, one, sub or subordinates' },
+  dereferencePolicy: { alias: 'a', type: 'string', default: 'never', requiresArg: true, describe: 'never, always, search or find' },
+};
+
+/** searchrate's and modrate's -D (a DN; authrate's is a template) and -F. */
+export const BIND_ONCE_OPTIONS: Readonly<Record<string, Options>> = {
+  bindDN: { alias: ['D', 'bindDn'], type: 'string', requiresArg: true, describe: 'bind as this DN on each connection (else anonymous)' },
+  keepConnectionsOpen: { alias: 'f', type: 'boolean', describe: 'keep connections open (each binds once, when it opens)' },
+  noRebind: { alias: 'F', type: 'boolean', describe: 'the same as -f here (OpenDJ: keep connections open and do not rebind)' },
+};
+
+/** A tool's command line. */
+export interface ToolParser {
+  readonly name: string;
+  readonly usage: string;
+  /** The tool's options beside SHARED_OPTIONS (an entry of the same name replaces the shared one). */
+  readonly options: Readonly<Record<string, Options>>;
+}
+
+/** Parses a tool's arguments (without the node and script names) with yargs into raw values; throws UsageError. */
+export function parseRaw(tool: ToolParser, args: readonly string[]): Raw {
   return yargs([...args])
-    .scriptName('authrate')
-    .usage('$0 -D TEMPLATE (-w PASSWORD | -j FILE | --bindPasswordEnv NAME) [options] [-b BASE FILTER [ATTRIBUTE...]]\n\n'
-      + 'Measures bind throughput and response time (OpenDJ/PingDS authrate). With -b and a filter template, each\n'
-      + 'iteration searches first; the one entry found has its DN appended as the last template argument.')
+    .scriptName(tool.name)
+    .usage(tool.usage)
     .parserConfiguration({ 'camel-case-expansion': false })
-    .option('hostname', { alias: 'h', type: 'string', default: 'localhost', requiresArg: true, describe: 'server host' })
-    .option('port', { alias: 'p', type: 'string', default: '389', requiresArg: true, describe: 'server port' })
-    .option('useSsl', { alias: 'Z', type: 'boolean', describe: 'connect with TLS (LDAPS)' })
-    .option('useStartTls', { alias: 'q', type: 'boolean', describe: 'upgrade each connection with StartTLS' })
-    .option('trustAll', { alias: 'X', type: 'boolean', describe: 'accept any server certificate' })
-    .option('bindDN', { alias: ['D', 'bindDn'], type: 'string', requiresArg: true, describe: 'bind DN template ({} / {N} / %s / %d)' })
-    .option('bindPassword', { alias: 'w', type: 'string', requiresArg: true, describe: 'bind password' })
-    .option('bindPasswordFile', { alias: ['j', 'bindPassword:file'], type: 'string', requiresArg: true, describe: 'read the bind password from a file' })
-    .option('bindPasswordEnv', { alias: 'bindPassword:env', type: 'string', requiresArg: true, describe: 'read the bind password from an environment variable' })
-    .option('baseDn', { alias: ['b', 'baseDN'], type: 'string', requiresArg: true, describe: 'search-then-bind: search base template' })
-    .option('searchScope', { alias: 's', type: 'string', default: 'sub', requiresArg: true, describe: 'search-then-bind: base, one, sub or subordinates' })
-    .option('dereferencePolicy', { alias: 'a', type: 'string', default: 'never', requiresArg: true, describe: 'search-then-bind: never, always, search or find' })
-    .option('numConnections', { alias: 'c', type: 'string', default: '1', requiresArg: true, describe: 'connections (one worker each)' })
-    .option('keepConnectionsOpen', { alias: 'f', type: 'boolean', describe: 'keep connections open and rebind' })
-    .option('argument', { alias: 'g', type: 'string', requiresArg: true, describe: 'template argument: rand(a,b), inc(a,b), rand(file), inc(file), randstr(n[,chars]) or a value (repeatable)' })
-    .option('maxDuration', { alias: 'd', type: 'string', default: '0', requiresArg: true, describe: 'stop after this many seconds (0 = no limit)' })
-    .option('maxIterations', { alias: 'm', type: 'string', default: '0', requiresArg: true, describe: 'stop after this many binds in all (0 = no limit)' })
-    .option('statInterval', { alias: 'i', type: 'string', default: '5', requiresArg: true, describe: 'seconds between statistics lines' })
-    .option('warmUpDuration', { alias: 'B', type: 'string', default: '0', requiresArg: true, describe: 'seconds of binds not counted first' })
-    .option('targetThroughput', { alias: 'M', type: 'string', default: '0', requiresArg: true, describe: 'target binds/second in all (0 = unthrottled)' })
-    .option('percentile', { alias: 'e', type: 'string', requiresArg: true, describe: 'response time percentile to show (repeatable; default 99.9 99.99 99.999)' })
-    .option('invalidPassword', { alias: 'I', type: 'string', default: '0', requiresArg: true, describe: 'percent of binds with a wrong password' })
-    .option('scriptFriendly', { alias: 'S', type: 'boolean', describe: 'CSV output' })
-    .option('json', { type: 'boolean', describe: 'print one JSON summary at the end instead of the table' })
+    .options({ ...SHARED_OPTIONS, ...tool.options })
     .strictOptions()
     .version(false)
     .help('help')
     .wrap(null)
-    .fail((message, error) => fail(message || error?.message || 'bad arguments'));
-}
-
-/** Parses authrate's arguments (without the node and script names). Throws AuthrateUsageError. */
-export function parseAuthrateOptions(args: readonly string[]): AuthrateConfig {
-  return toConfig(parser(args).parseSync() as Raw);
+    .fail((message, error) => fail(message || error?.message || 'bad arguments'))
+    .parseSync() as Raw;
 }

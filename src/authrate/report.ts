@@ -1,6 +1,7 @@
 /**
- * authrate's output, as OpenDJ/PingDS print it (docs/authrate.md): a table of `|`-separated
- * columns 8 wide, CSV with -S, or (--json, ours) one JSON object at the end.
+ * The load tools' output, as OpenDJ/PingDS print it (docs/authrate.md): a table of `|`-separated
+ * columns 8 wide, CSV with -S, or (--json, ours) one JSON object at the end; authrate's
+ * search-then-bind adds a "bind time %" column, searchrate an "Entries/Srch" column.
  */
 import type { StatsRow, StatsSummary } from './stats.js';
 
@@ -28,30 +29,37 @@ function percentileLabel(percentile: number): string {
   return `${percentile}%`;
 }
 
-/** Search-then-bind adds a "bind time %" column (wider than 8) to the third group, then titled "Additional Statistics". */
-const BIND_TIME = 'bind time %';
+/**
+ * The column a tool adds after err/sec (wider than 8), to the third group, then titled
+ * "Additional Statistics": authrate's search-then-bind "bind time %", searchrate's "Entries/Srch".
+ */
+export type ExtraColumn = 'bindTime' | 'entriesPerSearch';
 
-function headerCells(percentiles: readonly number[], searchThenBind: boolean): string[][] {
-  const additional = searchThenBind ? ['err/sec', BIND_TIME] : ['err/sec'];
+const EXTRA_LABELS: Readonly<Record<ExtraColumn, string>> = { bindTime: 'bind time %', entriesPerSearch: 'Entries/Srch' };
+
+const extraValue = (row: StatsRow, extra: ExtraColumn): string => (extra === 'bindTime' ? row.bindTimePercent : row.entriesPerSearch).toFixed(1);
+
+function headerCells(percentiles: readonly number[], extra: ExtraColumn | undefined): string[][] {
+  const additional = extra ? ['err/sec', EXTRA_LABELS[extra]] : ['err/sec'];
   return [['recent', 'average'], ['recent', 'average', ...percentiles.map(percentileLabel)], additional];
 }
 
 /** The five header lines, dashes first and last. */
-export function tableHeader(percentiles: readonly number[], searchThenBind = false): string[] {
-  const groups = headerCells(percentiles, searchThenBind);
+export function tableHeader(percentiles: readonly number[], extra?: ExtraColumn): string[] {
+  const groups = headerCells(percentiles, extra);
   const columns = line(groups);
   const dashes = '-'.repeat(columns.length);
   return [
     dashes,
-    titles(groups, ['Throughput', 'Response Time', searchThenBind ? 'Additional' : '']),
-    titles(groups, ['(ops/second)', '(milliseconds)', searchThenBind ? 'Statistics' : '']),
+    titles(groups, ['Throughput', 'Response Time', extra ? 'Additional' : '']),
+    titles(groups, ['(ops/second)', '(milliseconds)', extra ? 'Statistics' : '']),
     columns,
     dashes,
   ];
 }
 
-function values(row: StatsRow, searchThenBind: boolean): string[][] {
-  const additional = [row.errorsPerSecond.toFixed(1), ...(searchThenBind ? [row.bindTimePercent.toFixed(1)] : [])];
+function values(row: StatsRow, extra: ExtraColumn | undefined): string[][] {
+  const additional = [row.errorsPerSecond.toFixed(1), ...(extra ? [extraValue(row, extra)] : [])];
   return [
     [row.recentThroughput.toFixed(1), row.averageThroughput.toFixed(1)],
     [row.recentResponseMs.toFixed(3), row.averageResponseMs.toFixed(3), ...row.percentilesMs.map((ms) => ms.toFixed(2))],
@@ -59,33 +67,41 @@ function values(row: StatsRow, searchThenBind: boolean): string[][] {
   ];
 }
 
-export function tableRow(row: StatsRow, searchThenBind = false): string {
-  const groups = values(row, searchThenBind);
-  if (searchThenBind) groups[2]![1] = groups[2]![1]!.padStart(BIND_TIME.length);
+export function tableRow(row: StatsRow, extra?: ExtraColumn): string {
+  const groups = values(row, extra);
+  if (extra) groups[2]![1] = groups[2]![1]!.padStart(EXTRA_LABELS[extra].length);
   return line(groups);
 }
 
-export function csvHeader(percentiles: readonly number[], searchThenBind = false): string {
+export function csvHeader(percentiles: readonly number[], extra?: ExtraColumn): string {
   return [
     'Time (seconds)', 'Recent throughput (ops/second)', 'Average throughput (ops/second)',
     'Recent response time (milliseconds)', 'Average response time (milliseconds)',
     ...percentiles.map((p) => `${percentileLabel(p)} response time (milliseconds)`),
-    'Errors/second', ...(searchThenBind ? ['bind time %'] : []),
+    'Errors/second', ...(extra ? [EXTRA_LABELS[extra]] : []),
   ].join(',');
 }
 
-export function csvRow(row: StatsRow, searchThenBind = false): string {
-  return [row.elapsedSeconds.toFixed(1), ...values(row, searchThenBind).flat()].join(',');
+export function csvRow(row: StatsRow, extra?: ExtraColumn): string {
+  return [row.elapsedSeconds.toFixed(1), ...values(row, extra).flat()].join(',');
 }
 
 const round3 = (ms: number): number => Math.round(ms * 1000) / 1000;
 
-export function jsonSummary(summary: StatsSummary): string {
+/** searchrate's summary says how many entries the searches returned, in all and per search. */
+function entryFields(summary: StatsSummary, extra: ExtraColumn | undefined): Record<string, number> {
+  if (extra !== 'entriesPerSearch') return {};
+  const perSearch = summary.operations === 0 ? 0 : summary.entries / summary.operations;
+  return { entries: summary.entries, entries_per_search: round3(perSearch) };
+}
+
+export function jsonSummary(summary: StatsSummary, extra?: ExtraColumn): string {
   return JSON.stringify({
     throughput: Math.round(summary.throughput * 10) / 10,
     operations: summary.operations,
     errors: summary.errors,
     errors_by_code: summary.errorsByCode,
+    ...entryFields(summary, extra),
     p50_ms: round3(summary.p50Ms),
     p99_ms: round3(summary.p99Ms),
     p999_ms: round3(summary.p999Ms),

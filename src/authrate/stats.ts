@@ -1,5 +1,5 @@
 /**
- * authrate's counters, with OpenDJ StatsThread's meanings: per-interval counts for the "recent"
+ * The load tools' counters, with OpenDJ StatsThread's meanings: per-interval counts for the "recent"
  * columns, totals since the start (after warm-up) for "average", and one cumulative HDR histogram
  * of response times in microseconds for the percentiles.
  */
@@ -20,6 +20,8 @@ export interface StatsRow {
   readonly errorsPerSecond: number;
   /** Search-then-bind: the share of the interval's response time spent binding (after the search), in percent. */
   readonly bindTimePercent: number;
+  /** searchrate: the entries returned per search in the interval (OpenDJ's Entries/Srch). */
+  readonly entriesPerSearch: number;
 }
 
 /** The run as a whole, for --json. */
@@ -29,6 +31,8 @@ export interface StatsSummary {
   readonly operations: number;
   readonly errors: number;
   readonly errorsByCode: Readonly<Record<string, number>>;
+  /** Entries returned by the searches (searchrate). */
+  readonly entries: number;
   readonly averageMs: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
@@ -43,9 +47,10 @@ interface Counts {
   errors: number;
   responseMs: number;
   searchMs: number;
+  entries: number;
 }
 
-const zero = (): Counts => ({ operations: 0, errors: 0, responseMs: 0, searchMs: 0 });
+const zero = (): Counts => ({ operations: 0, errors: 0, responseMs: 0, searchMs: 0, entries: 0 });
 
 export class Stats {
   readonly #histogram = hdr.build({ lowestDiscernibleValue: 1, highestTrackableValue: HIGHEST_MICROS, numberOfSignificantValueDigits: 3 });
@@ -64,12 +69,16 @@ export class Stats {
     return this.#total.operations;
   }
 
-  /** One finished operation: its response time, LDAP result code (0 = success) and, in search-then-bind, its search's time. */
-  record(responseMs: number, code: number, searchMs = 0): void {
+  /**
+   * One finished operation: its response time, LDAP result code (0 = success), in search-then-bind
+   * its search's time, and the entries its search returned.
+   */
+  record(responseMs: number, code: number, searchMs = 0, entries = 0): void {
     for (const counts of [this.#total, this.#interval]) {
       counts.operations += 1;
       counts.responseMs += responseMs;
       counts.searchMs += searchMs;
+      counts.entries += entries;
       if (code !== 0) counts.errors += 1;
     }
     if (code !== 0) this.#errorsByCode[code] = (this.#errorsByCode[code] ?? 0) + 1;
@@ -105,6 +114,7 @@ export class Stats {
       percentilesMs: percentiles.map((p) => this.#percentileMs(p)),
       errorsPerSecond: rate(recent.errors, intervalSeconds),
       bindTimePercent: recent.responseMs > 0 ? (100 * (recent.responseMs - recent.searchMs)) / recent.responseMs : 0,
+      entriesPerSearch: mean(recent.entries, recent.operations),
     };
     this.#interval = zero();
     this.#intervalStartedAt = now;
@@ -119,6 +129,7 @@ export class Stats {
       operations: this.#total.operations,
       errors: this.#total.errors,
       errorsByCode: { ...this.#errorsByCode },
+      entries: this.#total.entries,
       averageMs: mean(this.#total.responseMs, this.#total.operations),
       p50Ms: this.#percentileMs(50),
       p99Ms: this.#percentileMs(99),

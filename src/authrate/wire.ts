@@ -1,7 +1,8 @@
 /**
- * The least a bind load client needs on the wire: simple BindRequests (and, for authrate's
- * search-then-bind, SearchRequests and StartTLS) encoded directly; of a response only the
- * messageID, the operation tag, the resultCode and an entry's DN are read, nothing else parsed.
+ * The least the load clients need on the wire: simple BindRequests, SearchRequests (authrate's
+ * search-then-bind, searchrate), ModifyRequests that replace values (modrate) and StartTLS,
+ * encoded directly; of a response only the messageID, the operation tag, the resultCode and an
+ * entry's DN are read, nothing else parsed.
  */
 import {
   elementSize, integerSize, stringLength, writeHeader, writeInteger, writeOctets, writeString,
@@ -74,6 +75,23 @@ export function encodeSearch(messageId: number, search: SearchSpec): Buffer {
     octets(search.base), integer(search.scope, ENUMERATED), integer(search.deref, ENUMERATED), integer(0), integer(0),
     Buffer.from([0x01, 0x01, 0x00]), search.filter, tlv(0x30, Buffer.concat(search.attributes.map((name) => octets(name)))),
   ]));
+  return tlv(0x30, Buffer.concat([integer(messageId), request]));
+}
+
+/** One change of a modify: the attribute's values replaced by these. */
+export interface Replacement {
+  readonly attribute: string;
+  readonly values: readonly string[];
+}
+
+const REPLACE = 2;
+
+/** LDAPMessage { messageID, [APPLICATION 6] ModifyRequest { object, changes: each a replace of one attribute } }. */
+export function encodeModify(messageId: number, dn: string, replacements: readonly Replacement[]): Buffer {
+  const changes = replacements.map(({ attribute, values }) => tlv(0x30, Buffer.concat([
+    integer(REPLACE, ENUMERATED), tlv(0x30, Buffer.concat([octets(attribute), tlv(0x31, Buffer.concat(values.map((value) => octets(value))))])),
+  ])));
+  const request = tlv(0x66, Buffer.concat([octets(dn), tlv(0x30, Buffer.concat(changes))]));
   return tlv(0x30, Buffer.concat([integer(messageId), request]));
 }
 

@@ -18,6 +18,9 @@
  * password is never verified, so a bind cannot learn from it whether a password is right; nor
  * can a wrong password learn whether the account is locked (the password policy response
  * control reports accountLocked from this flag alone: handlers/bind.ts).
+ *
+ * A 'success' verdict says which scheme the matching stored value is in and whether the
+ * verified-bind cache answered, for the bind's access-log line (nothing is kept here for it).
  */
 import type { Logger } from 'pino';
 import type { SchemeRegistry } from '../password/index.js';
@@ -34,9 +37,16 @@ export interface AdminAccount {
   readonly stored: string;
 }
 
+/** The stored value a password matched: its scheme (as named in its braces) and whether the verified-bind cache answered. */
+export interface Match {
+  readonly value: string;
+  readonly scheme: string;
+  readonly cached: boolean;
+}
+
 /** What a bind is authenticated as. */
 type Verdict =
-  | { readonly result: 'success'; readonly isAdmin: boolean }
+  | { readonly result: 'success'; readonly isAdmin: boolean; readonly scheme: string; readonly cached: boolean }
   | { readonly result: 'invalid'; readonly accountLocked?: true };
 
 /** The bind's DN, parsed and normalized. */
@@ -124,7 +134,7 @@ export class Authenticator {
       log.debug({ dn: target.normalized }, 'bind refused: the account is locked');
       return INVALID;
     }
-    let matched: string | undefined;
+    let matched: Match | undefined;
     try {
       matched = await this.matchingValue(target.normalized, password, account.stored);
     } catch (error) {
@@ -144,12 +154,12 @@ export class Authenticator {
   }
 
   /** After a match: lockout records reset and the value re-encoded if the policy says so (entries only). */
-  private succeeded(target: BindTarget, account: Account, password: Buffer, matched: string): Verdict {
+  private succeeded(target: BindTarget, account: Account, password: Buffer, matched: Match): Verdict {
     if (!account.isAdmin) {
       if (account.entry) this.parts.lockout.succeeded(target.dn, target.normalized, account.entry);
-      this.parts.upgrades.consider(target.dn, target.normalized, password, matched);
+      this.parts.upgrades.consider(target.dn, target.normalized, password, matched.value);
     }
-    return { result: 'success', isAdmin: account.isAdmin };
+    return { result: 'success', isAdmin: account.isAdmin, scheme: matched.scheme, cached: matched.cached };
   }
 
   private lookup(target: BindTarget): Account {
@@ -187,13 +197,14 @@ export class Authenticator {
   }
 
   /** The stored value the password matches (among the first MAX_VERIFIED_VALUES), or undefined (after a decoy verification when there is none). */
-  private async matchingValue(key: string, password: Buffer, stored: readonly string[]): Promise<string | undefined> {
+  private async matchingValue(key: string, password: Buffer, stored: readonly string[]): Promise<Match | undefined> {
     if (stored.length === 0) {
       await this.verifyDecoy(password);
       return undefined;
     }
     for (const value of verifiedValues(stored)) {
-      if (await this.verifyOne(key, password, value)) return value;
+      const match = await this.verifyOne(key, password, value);
+      if (match) return match;
     }
     return undefined;
   }
@@ -202,19 +213,20 @@ export class Authenticator {
    * Does the password match this stored value? For a costly scheme (one whose values record a cost)
    * the verified-bind cache answers when it saw this DN, password and value verify within its TTL.
    */
-  private async verifyOne(key: string, password: Buffer, stored: string): Promise<boolean> {
+  private async verifyOne(key: string, password: Buffer, stored: string): Promise<Match | undefined> {
     const { registry, bindCache: cache, log } = this.parts;
     const inspected = registry.inspect(stored); // read once: for the cache's question and for the verification
     const cacheable = cache.enabled && inspected.cost !== undefined;
     if (cacheable && cache.has(key, password, stored)) {
       log.debug({ dn: key, cacheHits: cache.hits }, 'verified-bind cache hit');
-      return true;
+      return { value: stored, scheme: inspected.name, cached: true };
     }
     const started = performance.now();
     const match = (await registry.verifyInspected(password, inspected)).status === 'match';
     this.floor.observe(performance.now() - started);
-    if (match && cacheable) cache.remember(key, password, stored);
-    return match;
+    if (!match) return undefined;
+    if (cacheable) cache.remember(key, password, stored);
+    return { value: stored, scheme: inspected.name, cached: false };
   }
 
   /**

@@ -49,6 +49,10 @@ export interface Reply extends Result {
   readonly controls?: readonly Control[];
   readonly responseName?: string;
   readonly responseValue?: Buffer;
-  /** For the access log. */
+  /** For the access log: the entries a search returned. */
   readonly entries?: number;
+  /** For the access log: the scheme of the stored value a successful bind matched... */
+  readonly scheme?: string;
+  /** ...and whether the verified-bind cache answered for it. */
+  readonly cached?: boolean;
 }

@@ -68,6 +68,12 @@ export interface LeveldapServer {
 
 export const ADMIN_DN = 'cn=Directory Manager';
 
+/** An account for LeveldapOptions.ldif: uid=UID under ou=People,dc=example,dc=com, its userPassword the stored value given (base64 in the LDIF). */
+export function accountLdif(uid: string, stored: string): string {
+  return [`dn: uid=${uid},ou=People,dc=example,dc=com`, 'objectClass: inetOrgPerson', `uid: ${uid}`, `cn: ${uid}`, `sn: ${uid}`,
+    `userPassword:: ${Buffer.from(stored).toString('base64')}`, ''].join('\n');
+}
+
 /**
  * LEVELDAP_TEST_THREADS=N runs every server of the integration tests with `--threads N` (unless
  * a test asks for its own); without it they serve with serve's default (a thread per core), so

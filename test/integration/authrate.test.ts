@@ -4,15 +4,16 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
 import { join } from 'node:path';
 import { run, collect } from '../../src/harness/run.js';
-import { leveldapBin, repoRoot } from '../helpers/paths.js';
+import { repoRoot } from '../helpers/paths.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
-import { createSlapd, slapdAvailable, type Slapd } from '../../src/harness/slapd.js';
+import { slapdAvailable, type Slapd } from '../../src/harness/slapd.js';
+import { startSlapdWithUsers } from '../helpers/slapd.js';
 import { makeTestCertificate } from '../helpers/tls.js';
 
 const authrate = join(repoRoot, 'bin', 'authrate.js');
@@ -178,10 +179,7 @@ describe('authrate', () => {
 describe('authrate against slapd', { skip: slapdAvailable() ? false : 'slapd is not installed' }, () => {
   let slapd: Slapd;
   before(async () => {
-    slapd = await createSlapd();
-    const ldif = execFileSync(process.execPath, [leveldapBin, 'make-ldif', '--users', String(USERS), '--scheme', 'SSHA512'], { encoding: 'utf8' });
-    await slapd.slapadd(ldif);
-    await slapd.start();
+    slapd = await startSlapdWithUsers(USERS);
   });
   after(async () => {
     await slapd?.stop();

@@ -13,6 +13,7 @@ import { findProgram } from '../../src/harness/slapd.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, parseLdifOutput, valuesOf, RawConnection, Op, NOTICE_OF_DISCONNECTION, type Credentials, type LdifEntry } from '../helpers/ldap-client.js';
 import { answer, bindRequest, modifyRequest } from '../helpers/ldap-requests.js';
+import { operationRecords, waitForOperation } from '../helpers/server-log.js';
 
 const BASE = 'dc=example,dc=com';
 const PEOPLE = `ou=People,${BASE}`;
@@ -491,27 +492,7 @@ describe('leveldap serve with the OpenLDAP clients', { skip }, () => {
   });
 
   describe('access log', () => {
-    /** The JSON "operation" lines logged so far. */
-    const operations = () => server.logs().flatMap((line) => {
-      try {
-        const record = JSON.parse(line) as Record<string, unknown>;
-        return record['msg'] === 'operation' ? [record] : [];
-      } catch {
-        return [];
-      }
-    });
-
-    async function waitForOperation(predicate: (record: Record<string, unknown>) => boolean): Promise<Record<string, unknown>> {
-      const deadline = Date.now() + 5000;
-      for (;;) {
-        const found = operations().find(predicate);
-        if (found) return found;
-        if (Date.now() > deadline) assert.fail('no matching access log line within 5 s');
-        await new Promise((resolve) => setTimeout(resolve, 50));
-      }
-    }
-
-    test('binds and searches are logged with op, dn/base, code and ms; no password value is ever logged', async () => {
+    test('binds and searches are logged with op, dn/base, code, wtime and etime; no password value is ever logged', async () => {
       // Binds with every password this test knows, right and wrong; a filter and a compare on userPassword.
       assert.equal((await whoami({ dn: PROBE_DN, password: PROBE_PASSWORD })).code, 0);
       assert.equal((await whoami({ dn: PROBE_DN, password: `${PROBE_PASSWORD}-wrong` })).code, 49);
@@ -525,21 +506,22 @@ describe('leveldap serve with the OpenLDAP clients', { skip }, () => {
       const marker = `uid=marker-${process.pid},${PEOPLE}`;
       assert.equal((await search(['-b', marker, '-s', 'base'])).code, 32);
 
-      const bind = await waitForOperation((record) => record['op'] === 'bind' && record['dn'] === PROBE_DN && record['code'] === 0);
-      assert.equal(typeof bind['ms'], 'number');
-      await waitForOperation((record) => record['op'] === 'bind' && record['dn'] === PROBE_DN && record['code'] === 49);
-      await waitForOperation((record) => record['op'] === 'bind' && record['dn'] === server.adminDn && record['code'] === 49);
-      const miss = await waitForOperation((record) => record['op'] === 'search' && record['base'] === marker);
+      const bind = await waitForOperation(server, (record) => record['op'] === 'bind' && record['dn'] === PROBE_DN && record['code'] === 0);
+      assert.equal(typeof bind['etime'], 'number');
+      await waitForOperation(server, (record) => record['op'] === 'bind' && record['dn'] === PROBE_DN && record['code'] === 49);
+      await waitForOperation(server, (record) => record['op'] === 'bind' && record['dn'] === server.adminDn && record['code'] === 49);
+      const miss = await waitForOperation(server, (record) => record['op'] === 'search' && record['base'] === marker);
       assert.equal(miss['code'], 32);
-      assert.equal(typeof miss['ms'], 'number');
-      const found = await waitForOperation((record) => record['op'] === 'search' && record['base'] === SPECIAL);
+      assert.equal(typeof miss['etime'], 'number');
+      const found = await waitForOperation(server, (record) => record['op'] === 'search' && record['base'] === SPECIAL);
       assert.equal(found['code'], 0);
-      await waitForOperation((record) => record['op'] === 'compare' && record['dn'] === PROBE_DN);
+      await waitForOperation(server, (record) => record['op'] === 'compare' && record['dn'] === PROBE_DN);
 
-      for (const record of operations()) {
+      for (const record of operationRecords(server)) {
         assert.equal(typeof record['op'], 'string');
         assert.equal(typeof record['code'], 'number');
-        assert.equal(typeof record['ms'], 'number');
+        assert.equal(typeof record['wtime'], 'number');
+        assert.equal(typeof record['etime'], 'number');
       }
       const everything = server.logs().join('\n') + server.stderr();
       for (const secret of [server.adminPassword, PROBE_PASSWORD, PROBE_PASSWORD.slice(0, 12)]) {

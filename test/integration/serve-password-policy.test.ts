@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createRegistry } from '../../src/password/index.js';
 import { findProgram } from '../../src/harness/slapd.js';
-import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
+import { accountLdif, startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, parseLdifOutput, valuesOf, RawConnection, type Credentials, type Response } from '../helpers/ldap-client.js';
 import { bindRequest, exchange, modifyRequest } from '../helpers/ldap-requests.js';
 import { leveldapBin } from '../helpers/paths.js';
@@ -89,11 +89,6 @@ async function rawBind(server: LeveldapServer, dn: string, password: string): Pr
   } finally {
     connection.destroy();
   }
-}
-
-function accountLdif(uid: string, stored: string): string {
-  return [`dn: ${userDn(uid)}`, 'objectClass: inetOrgPerson', `uid: ${uid}`, `cn: ${uid}`, `sn: ${uid}`,
-    `userPassword:: ${Buffer.from(stored).toString('base64')}`, ''].join('\n');
 }
 
 describe('leveldap serve: re-encoding after bind (--deprecated-schemes, --upgrade-iterations)', { skip }, () => {

@@ -55,7 +55,7 @@ async function authenticateBind(request: BindRequest, context: OperationContext)
   if (verdict.result === 'invalid') return { reply: INVALID, accountLocked: verdict.accountLocked === true };
   bindNames.bound(request.name, parsed);
   context.session.bindAs(parsed.pretty, verdict.isAdmin, parsed.normalized);
-  return { reply: { code: ResultCode.success } };
+  return { reply: { code: ResultCode.success, scheme: verdict.scheme, cached: verdict.cached } };
 }
 
 export async function bind(request: BindRequest, context: OperationContext): Promise<Reply> {

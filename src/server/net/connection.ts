@@ -72,6 +72,8 @@ export class Connection {
   /** On the reserve: the connection closes unless the admin binds before it fires (once, whatever arrives). */
   private reserveTimer: NodeJS.Timeout | undefined;
   private readonly onSocketData = (chunk: Buffer): void => this.onData(chunk);
+  /** The access log is on (level info or below): requests are timed for its wtime and etime. */
+  private readonly timed: boolean;
   /** Called by the thread's load when operations finish, if this connection waited for room. */
   private readonly wake = (): void => this.pump();
   private markClosed!: () => void;
@@ -89,6 +91,7 @@ export class Connection {
     this.onReserve = transport.reserve ?? false;
     if (this.onReserve) this.reserveTimer = setTimeout(() => this.disconnect(ResultCode.busy, RESERVE_REFUSAL), RESERVE_BIND_MS).unref();
     this.tcp = transport.tcp ?? socket;
+    this.timed = server.log.isLevelEnabled('info');
     this.peer = new PeerWatch(this.tcp, () => {
       this.server.log.debug({ conn: this.session.id }, 'the client left while its requests waited');
       this.socket.destroy();
@@ -113,6 +116,11 @@ export class Connection {
     socket.on('close', () => this.onClose());
   }
 
+  /** Now, for the access log's times; 0 when the access log is off (nothing is measured). */
+  private clock(): number {
+    return this.timed ? performance.now() : 0;
+  }
+
   get idle(): boolean {
     return this.session.outstanding === 0 && this.queue.length === 0;
   }
@@ -131,9 +139,10 @@ export class Connection {
    */
   private readonly takeFrame = (frame: Buffer): boolean => {
     this.idleTimer.touch();
+    const arrived = this.clock();
     const head = this.queue.length === 0 ? undefined : peekRequest(frame);
-    if (!head || head.kind === 'unbind' || head.kind === 'abandon' || head.kind === 'extended') this.accept(decodeRequest(frame));
-    else this.queueFrame(head as RequestHead & { kind: AnsweredRequest['kind'] }, frame);
+    if (!head || head.kind === 'unbind' || head.kind === 'abandon' || head.kind === 'extended') this.accept(decodeRequest(frame), arrived);
+    else this.queueFrame(head as RequestHead & { kind: AnsweredRequest['kind'] }, frame, arrived);
     return !(this.closing || this.upgrading);
   };
 
@@ -157,7 +166,7 @@ export class Connection {
    * Takes a decoded request as it arrives: Unbind and Abandon act at once (they never wait behind
    * the operations they are meant to stop); an extended request is queued or starts TLS.
    */
-  private accept(request: Request): void {
+  private accept(request: Request, arrived: number): void {
     if (request.kind === 'unbind') {
       this.close();
       return;
@@ -167,13 +176,13 @@ export class Connection {
       return;
     }
     if (!this.admissible(request.messageId, request.kind === 'bind' || isStartTls(request))) return;
-    if (this.startTlsContext && isStartTls(request)) this.startTls(request, this.startTlsContext);
-    else this.queue.pushRequest(request);
+    if (this.startTlsContext && isStartTls(request)) this.startTls(request, this.startTlsContext, arrived);
+    else this.queue.pushRequest(request, arrived);
   }
 
   /** Queues a request read as bytes (decoded when next, request-queue.ts). */
-  private queueFrame(head: RequestHead & { readonly kind: AnsweredRequest['kind'] }, frame: Buffer): void {
-    if (this.admissible(head.messageId, head.kind === 'bind')) this.queue.pushFrame(head, frame);
+  private queueFrame(head: RequestHead & { readonly kind: AnsweredRequest['kind'] }, frame: Buffer, arrived: number): void {
+    if (this.admissible(head.messageId, head.kind === 'bind')) this.queue.pushFrame(head, frame, arrived);
   }
 
   /**
@@ -192,10 +201,10 @@ export class Connection {
   }
 
   /** Refused: answered like any operation, reading goes on. Accepted: answered in clear, then TLS. */
-  private startTls(request: ExtendedRequest, context: SecureContext): void {
+  private startTls(request: ExtendedRequest, context: SecureContext, arrived: number): void {
     const refusal = startTlsRefusal(request, this.session, this.queue.length);
     if (refusal) {
-      void this.run(request, async () => refusal);
+      void this.run(request, arrived, async () => refusal);
       return;
     }
     this.upgrading = true;
@@ -209,7 +218,7 @@ export class Connection {
       if (error) raw.destroy();
       else this.continueOverTls(raw, early, context);
     });
-    logOperation(this.server.log, this.session, request, START_TLS_ACCEPTED, 0);
+    logOperation(this.server.log, this.session, request, START_TLS_ACCEPTED, { waited: 0, ran: 0 });
   }
 
   /** After StartTLS the session is anonymous again, as in OpenLDAP. */
@@ -232,13 +241,13 @@ export class Connection {
     while (this.queue.length > 0 && !this.closing && !this.binding) {
       const next = this.nextRequest();
       if (!next || !this.roomFor(next)) break;
-      this.queue.shift();
+      const arrived = this.queue.shift();
       if (this.refusing) {
-        void this.run(next, async () => SHUTTING_DOWN);
+        void this.run(next, arrived, async () => SHUTTING_DOWN);
         continue;
       }
       if (next.kind === 'bind') this.binding = true;
-      void this.run(next);
+      void this.run(next, arrived);
     }
     if (this.queue.length > 0) this.socket.pause();
     else if (!this.closing) this.socket.resume();
@@ -267,8 +276,9 @@ export class Connection {
     return false;
   }
 
-  private async run(request: AnsweredRequest, answer = perform): Promise<void> {
-    const started = performance.now();
+  /** Runs one operation that arrived at `arrived` (this.clock()), answers it and logs it. */
+  private async run(request: AnsweredRequest, arrived: number, answer = perform): Promise<void> {
+    const started = this.clock();
     const weight = weightOf(request);
     this.weightInFlight += weight;
     this.server.load.started(weight);
@@ -279,7 +289,7 @@ export class Connection {
       if (reply === undefined || signal.aborted) return;
       const keep = request.kind !== 'bind' || this.afterBind(reply);
       await this.send(encodeReply(request, reply));
-      logOperation(this.server.log, this.session, request, reply, performance.now() - started);
+      logOperation(this.server.log, this.session, request, reply, { waited: started - arrived, ran: this.clock() - started });
       if (!keep) this.disconnect(ResultCode.busy, RESERVE_REFUSAL);
     } catch (error) {
       if (!(error instanceof Abandoned)) this.server.log.error({ err: error, conn: this.session.id }, 'cannot answer');

@@ -4,13 +4,16 @@
  * envelope, and is decoded only when it is next to start: a decoded request takes up to 35 times
  * its bytes (a 239 KB filter of 9,999 terms: 6.6 MB once decoded and compiled), so what a
  * connection has waiting costs what arrived, not more. (Unbind, Abandon and extended requests are
- * decoded on arrival by the connection: they act, or may start TLS, at once.)
+ * decoded on arrival by the connection: they act, or may start TLS, at once.) Each request keeps
+ * the time it arrived, for the access log's wtime (0 when the connection does not time them).
  */
 import { decodeRequest, type RequestHead } from '../../protocol/index.js';
 import type { AnsweredRequest } from '../dispatch.js';
 
 interface Waiting extends RequestHead {
   readonly kind: AnsweredRequest['kind'];
+  /** When it arrived (performance.now()), or 0. */
+  readonly arrived: number;
   /** The message, until it is decoded. */
   frame?: Buffer;
   request?: AnsweredRequest;
@@ -24,12 +27,12 @@ export class RequestQueue {
   }
 
   /** Queues a message as it arrived; `head` is what peekRequest read of it. */
-  pushFrame(head: RequestHead & { readonly kind: AnsweredRequest['kind'] }, frame: Buffer): void {
-    this.waiting.push({ ...head, frame });
+  pushFrame(head: RequestHead & { readonly kind: AnsweredRequest['kind'] }, frame: Buffer, arrived: number): void {
+    this.waiting.push({ messageId: head.messageId, kind: head.kind, arrived, frame });
   }
 
-  pushRequest(request: AnsweredRequest): void {
-    this.waiting.push({ messageId: request.messageId, kind: request.kind, request });
+  pushRequest(request: AnsweredRequest, arrived: number): void {
+    this.waiting.push({ messageId: request.messageId, kind: request.kind, arrived, request });
   }
 
   /** Is a request with this message ID waiting? */
@@ -55,9 +58,9 @@ export class RequestQueue {
     return first.request;
   }
 
-  /** Removes the request next in line (after next() returned it). */
-  shift(): void {
-    this.waiting.shift();
+  /** Removes the request next in line (after next() returned it); when it arrived (0 if not timed). */
+  shift(): number {
+    return this.waiting.shift()?.arrived ?? 0;
   }
 
   clear(): void {

@@ -5,7 +5,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../../src/harness/run.js';
 import { repoRoot } from '../../helpers/paths.js';
-import { AuthrateUsageError, DEFAULT_PERCENTILES, parseAuthrateOptions } from '../../../src/authrate/options.js';
+import { UsageError, DEFAULT_PERCENTILES } from '../../../src/authrate/options.js';
+import { parseAuthrateOptions } from '../../../src/authrate/authrate.js';
 import { quotas } from '../../../src/authrate/engine.js';
 
 const authrate = join(repoRoot, 'bin', 'authrate.js');
@@ -84,7 +85,7 @@ describe('authrate options: values', () => {
     process.env['AUTHRATE_TEST_PASSWORD'] = 'from-env';
     assert.equal(parseAuthrateOptions([...DN, '--bindPasswordEnv', 'AUTHRATE_TEST_PASSWORD']).password.toString(), 'from-env');
     assert.equal(parseAuthrateOptions([...DN, '--bindPassword:env', 'AUTHRATE_TEST_PASSWORD']).password.toString(), 'from-env');
-    assert.throws(() => parseAuthrateOptions([...DN, '-j', join(dir, 'gone')]), AuthrateUsageError);
+    assert.throws(() => parseAuthrateOptions([...DN, '-j', join(dir, 'gone')]), UsageError);
   });
 
   test('-m is split over the connections and adds up exactly', () => {

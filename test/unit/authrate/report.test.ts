@@ -6,6 +6,7 @@ import { Stats, type StatsRow } from '../../../src/authrate/stats.js';
 const ROW: StatsRow = {
   elapsedSeconds: 5.0004, recentThroughput: 20306, averageThroughput: 20306, recentResponseMs: 0.469,
   averageResponseMs: 0.469, percentilesMs: [11.4, 38.01, 55.05], errorsPerSecond: 0, bindTimePercent: 62.54,
+  entriesPerSearch: 1.25,
 };
 
 describe('authrate report', () => {
@@ -27,15 +28,30 @@ describe('authrate report', () => {
   });
 
   test('search-then-bind adds "bind time %" under "Additional Statistics", in the table and the CSV', () => {
-    const lines = [...tableHeader([99.9, 99.99, 99.999], true), tableRow(ROW, true)];
+    const lines = [...tableHeader([99.9, 99.99, 99.999], 'bindTime'), tableRow(ROW, 'bindTime')];
     assert.ok(lines.every((line) => line.length === lines[0]!.length), lines.join('\n'));
     assert.match(lines[1]!, /\| +Additional +\|$/);
     assert.match(lines[2]!, /\| +Statistics +\|$/);
     assert.match(lines[3]!, /\| {2}err\/sec bind time % \|$/);
     assert.match(lines[5]!, /\| +0\.0 +62\.5 \|$/);
-    assert.match(csvRow(ROW, true), /,0\.0,62\.5$/, 'no padding in the CSV');
-    assert.match(csvHeader([99.9], true), /,Errors\/second,bind time %$/);
-    assert.match(csvRow(ROW, true), /,0\.0,62\.5$/);
+    assert.match(csvRow(ROW, 'bindTime'), /,0\.0,62\.5$/, 'no padding in the CSV');
+    assert.match(csvHeader([99.9], 'bindTime'), /,Errors\/second,bind time %$/);
+    assert.match(csvRow(ROW, 'bindTime'), /,0\.0,62\.5$/);
+  });
+
+  test('searchrate adds OpenDJ\'s "Entries/Srch" the same way, and --json the entries returned', () => {
+    const lines = [...tableHeader([99.9, 99.99, 99.999], 'entriesPerSearch'), tableRow(ROW, 'entriesPerSearch')];
+    assert.ok(lines.every((line) => line.length === lines[0]!.length), lines.join('\n'));
+    assert.match(lines[3]!, /\| {2}err\/sec Entries\/Srch \|$/);
+    assert.match(lines[5]!, /\| +0\.0 +1\.3 \|$/);
+    assert.match(csvHeader([99.9], 'entriesPerSearch'), /,Errors\/second,Entries\/Srch$/);
+    const stats = new Stats(0);
+    stats.record(1, 0, 0, 1);
+    stats.record(1, 0, 0, 0);
+    assert.equal(stats.row([99.9], 1000).entriesPerSearch, 0.5);
+    const summary = JSON.parse(jsonSummary(stats.summary(1000), 'entriesPerSearch')) as Record<string, unknown>;
+    assert.deepEqual([summary['entries'], summary['entries_per_search'], summary['errors']], [1, 0.5, 0]);
+    assert.equal(JSON.parse(jsonSummary(stats.summary(1000)))['entries'], undefined, 'not in authrate\'s');
   });
 
   test('bind time % is the interval\'s response time less its searches', () => {

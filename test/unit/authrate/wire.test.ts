@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import filters from '@ldapjs/filter';
 import {
-  SEARCH_DONE, SEARCH_ENTRY, encodeSearch, encodeSimpleBind, encodeStartTls, readCode, readEntryDn, readMessage, readResult,
+  SEARCH_DONE, SEARCH_ENTRY, encodeModify, encodeSearch, encodeSimpleBind, encodeStartTls, readCode, readEntryDn, readMessage, readResult,
 } from '../../../src/authrate/wire.js';
 import { START_TLS_OID, decodeRequest, decodeRequestFully, encodeBindResponse, encodeSearchDone, encodeSearchEntry } from '../../../src/protocol/index.js';
 
@@ -33,6 +33,18 @@ test('a SearchRequest carries base, scope, deref, the filter and attributes', ()
   assert.deepEqual([request.messageId, request.base, request.scope, request.derefAliases, request.sizeLimit, request.typesOnly], [5, 'ou=People,dc=example,dc=com', 'one', 3, 0, false]);
   assert.deepEqual(request.attributes, ['cn', 'mail']);
   assert.equal(request.filter.type, 'and');
+});
+
+test('a ModifyRequest (modrate) replaces each attribute with its values, in order', () => {
+  const request = decodeRequest(encodeModify(9, 'uid=user.1,ou=People,dc=example,dc=com', [
+    { attribute: 'description', values: ['é'.repeat(100)] }, { attribute: 'title', values: ['a', 'b'] },
+  ]));
+  assert.deepEqual(request, {
+    messageId: 9, controls: [], kind: 'modify', dn: 'uid=user.1,ou=People,dc=example,dc=com', changes: [
+      { op: 'replace', attribute: 'description', values: [Buffer.from('é'.repeat(100))] },
+      { op: 'replace', attribute: 'title', values: [Buffer.from('a'), Buffer.from('b')] },
+    ],
+  });
 });
 
 test('the StartTLS request is an extended request with its OID and no value', () => {

@@ -1,6 +1,6 @@
 /**
  * What a connection keeps waiting (src/server/net/request-queue.ts): messages stay bytes until they
- * are next, abandon removes a waiting request (never a bind), a malformed message is found when it
+ * are next and keep their arrival time, abandon removes a waiting request (never a bind), a malformed message is found when it
  * is decoded; and the thread's budget of operations in flight (src/server/threads/load.ts).
  */
 import { test, describe } from 'node:test';
@@ -11,8 +11,8 @@ import { ThreadLoad } from '../../../../src/server/threads/load.js';
 import { bindRequest, deleteRequest, searchRequest } from '../../../helpers/ldap-requests.js';
 import type { AnsweredRequest } from '../../../../src/server/dispatch.js';
 
-function queued(queue: RequestQueue, frame: Buffer): void {
-  queue.pushFrame(peekRequest(frame) as ReturnType<typeof peekRequest> & { kind: AnsweredRequest['kind'] }, frame);
+function queued(queue: RequestQueue, frame: Buffer, arrived = 0): void {
+  queue.pushFrame(peekRequest(frame) as ReturnType<typeof peekRequest> & { kind: AnsweredRequest['kind'] }, frame, arrived);
 }
 
 describe('RequestQueue', () => {
@@ -25,16 +25,18 @@ describe('RequestQueue', () => {
     assert.throws(() => peekRequest(Buffer.from([0x30, 0x05, 0x02, 0x01, 0x01, 0x61, 0x00])), ProtocolError, 'a response tag');
   });
 
-  test('requests come out in order, decoded when next', () => {
+  test('requests come out in order, decoded when next, each with the time it arrived', () => {
     const queue = new RequestQueue();
-    queued(queue, searchRequest(1, 'dc=example,dc=com'));
-    queued(queue, deleteRequest(2, 'cn=a,dc=example,dc=com'));
+    queued(queue, searchRequest(1, 'dc=example,dc=com'), 10.5);
+    queued(queue, deleteRequest(2, 'cn=a,dc=example,dc=com'), 12);
     assert.equal(queue.length, 2);
     assert.equal(queue.next()?.kind, 'search');
-    queue.shift();
+    assert.equal(queue.shift(), 10.5);
     const next = queue.next();
     assert.equal(next?.kind, 'delete');
     assert.equal(next?.messageId, 2);
+    assert.equal(queue.shift(), 12);
+    assert.equal(queue.shift(), 0, 'nothing waits');
   });
 
   test('abandon removes a waiting request but not a bind; has() sees message IDs waiting', () => {

@@ -1,0 +1,3 @@
+#!/usr/bin/env node
+'use strict';
+require('./load-tool.js').start('searchrate');

@@ -188,6 +188,19 @@ describe('monitoring: cn=Monitor and /metrics', { skip }, () => {
     assert.match(root.stdout, /^monitorContext: cn=Monitor$/m);
   });
 
+  test('leveldap top --once --json: one view from two readings of cn=Monitor, as the admin', async () => {
+    const { leveldapBin } = await import('../helpers/paths.js');
+    const top = await run(process.execPath, [leveldapBin, 'top', '--port', String(server.port), '--password-file', server.adminPasswordFile, '--once', '--json', '--interval', '0.2']);
+    assert.equal(top.code, 0, top.stderr);
+    const view = JSON.parse(top.stdout) as { threads: number; seconds: number; schemes: { scheme: string }[]; connections: { current: number; total: number } };
+    assert.equal(view.threads, THREADS);
+    assert.ok(view.seconds >= 0.2);
+    assert.ok(view.schemes.some((scheme) => scheme.scheme === 'SSHA512'));
+    assert.ok(view.connections.current >= 1, 'top\'s own connection');
+    const refused = await run(process.execPath, [leveldapBin, 'top', '--port', String(server.port), '--bind-dn', userDn(1), '--once'], undefined);
+    assert.equal(refused.code, 2, 'no password given');
+  });
+
   test('by default only the admin reads cn=Monitor: anonymous clients and users get insufficientAccessRights', async () => {
     assert.equal((await readMonitor(server)).code, 50);
     assert.equal((await readMonitor(server, user(1))).code, 50);

@@ -39,6 +39,10 @@ export interface ContextSeed {
 /** `thread`: the serving thread's number (0 for a lone server). */
 export function buildContext(seed: ContextSeed, store: DirectoryStore, registry: SchemeRegistry, log: Logger, counters: Counters, thread: number): ServerContext {
   const monitor = new ThreadMonitor(seed.monitor, thread);
+  registry.memoryBudget.onWaited = (seconds) => {
+    monitor.stats.add(SLOT.hashWaits);
+    monitor.stats.add(SLOT.hashWaitSeconds, seconds);
+  };
   return {
     store, registry, log, counters, monitor, scheduler: new Scheduler(), load: new ThreadLoad(),
     config: seed.config, vendorVersion: seed.vendorVersion, admin: seed.admin,

@@ -45,6 +45,8 @@ export interface OperationContext {
   readonly signal: OperationSignal;
   /** Sends one message (e.g. a search entry), waiting while the socket is full. */
   send(message: Buffer): Promise<void>;
+  /** When the operation started (performance.now()): its latency for monitoring. */
+  readonly started: number;
 }
 
 /** The final response of an operation; the dispatcher encodes it for the operation's type. */

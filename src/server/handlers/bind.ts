@@ -67,18 +67,17 @@ const SUCCESS: Reply = { code: ResultCode.success };
 const resultOf = (code: number): BindResult => (code === ResultCode.success ? 'success' : code === ResultCode.invalidCredentials ? 'invalid' : 'other');
 
 /** Counts the bind for monitoring: by scheme and result, its latency, the verified-bind cache's answer. */
-function count(context: OperationContext, outcome: Outcome, started: number): void {
+function count(context: OperationContext, outcome: Outcome): void {
   const { stats } = context.server.monitor;
-  stats.bind(stats.schemeOf(outcome.scheme), resultOf(outcome.reply.code), (performance.now() - started) / 1000);
+  stats.bind(stats.schemeOf(outcome.scheme), resultOf(outcome.reply.code), (performance.now() - context.started) / 1000);
   if (outcome.cached !== undefined) stats.add(outcome.cached ? SLOT.bindCacheHits : SLOT.bindCacheMisses);
 }
 
 export async function bind(request: BindRequest, context: OperationContext): Promise<Reply> {
   const policyRequest = requestControl(request, PASSWORD_POLICY_OID);
   if (policyRequest) checkPasswordPolicyRequest(policyRequest.value);
-  const started = performance.now();
   const outcome = await authenticateBind(request, context);
-  count(context, outcome, started);
+  count(context, outcome);
   const { reply, accountLocked } = outcome;
   if (!policyRequest) return reply;
   return { ...reply, controls: [accountLocked ? POLICY_CONTROLS.accountLocked : POLICY_CONTROLS.none] };

@@ -121,6 +121,8 @@ function passwordMetrics(registry: Registry, sources: MetricsSources): void {
   sampled(registry, 'leveldap_password_reencodings_total', 'Stored passwords re-encoded after a bind', 'counter', () => one(Atomics.load(sources.counters, COUNTER.reencoded)));
   sampled(registry, 'leveldap_hash_queue_waiting', 'Memory-hard verifications waiting for the hash memory budget', 'gauge', () => one(budget().waiting));
   sampled(registry, 'leveldap_hash_running', 'Memory-hard verifications running', 'gauge', () => one(budget().running));
+  sampled(registry, 'leveldap_hash_waits_total', 'Memory-hard verifications that waited for the hash memory budget', 'counter', () => one(sources.reader.value(SLOT.hashWaits)));
+  sampled(registry, 'leveldap_hash_wait_seconds_total', 'Seconds those verifications waited, summed', 'counter', () => one(sources.reader.value(SLOT.hashWaitSeconds)));
   sampled(registry, 'leveldap_hash_memory_bytes', 'Memory held by running memory-hard verifications', 'gauge', () => one(budget().inUseKiB * 1024));
 }
 

@@ -49,8 +49,11 @@ export const SLOT = {
   heapUsedBytes: 15,
   /** Gauge: operations in progress on this thread. */
   operationsRunning: 16,
+  /** Verifications that waited for the hash memory budget, and the seconds they waited. */
+  hashWaits: 17,
+  hashWaitSeconds: 18,
 } as const;
-const FIXED_SLOTS = 17;
+const FIXED_SLOTS = 19;
 
 export interface StatsLayout {
   readonly schemes: readonly string[];
@@ -85,10 +88,10 @@ export function allocateStats(layout: StatsLayout, threads: number): SharedArray
   return new SharedArrayBuffer(layout.size * threads * Float64Array.BYTES_PER_ELEMENT);
 }
 
-const KIND_INDEX: ReadonlyMap<string, number> = new Map(OP_KINDS.map((kind, index) => [kind, index]));
+const KIND_INDEX: Readonly<Record<string, number>> = Object.fromEntries(OP_KINDS.map((kind, index) => [kind, index]));
 const RESULT_INDEX: Readonly<Record<BindResult, number>> = { success: 0, invalid: 1, other: 2 };
 
-export const kindIndex = (kind: string): number => KIND_INDEX.get(kind) ?? OP_KINDS.length - 1;
+export const kindIndex = (kind: string): number => KIND_INDEX[kind] ?? OP_KINDS.length - 1;
 const codeSlot = (code: number): number => (code >= 0 && code < CODES - 1 ? code : CODES - 1);
 
 /** The bucket a latency (seconds) falls in. */
@@ -105,7 +108,7 @@ export class ThreadStats {
 
   constructor(buffer: SharedArrayBuffer, readonly layout: StatsLayout, thread: number) {
     this.slots = new Float64Array(buffer, thread * layout.size * Float64Array.BYTES_PER_ELEMENT, layout.size);
-    this.schemeIndex = new Map(layout.schemes.map((name, index) => [name.toUpperCase(), index]));
+    this.schemeIndex = new Map(layout.schemes.flatMap((name, index) => [[name, index], [name.toUpperCase(), index]]));
   }
 
   add(slot: number, amount = 1): void {
@@ -151,9 +154,10 @@ export class ThreadStats {
     this.slots[SLOT.pdusReceived]! += 1;
   }
 
-  /** The index of a scheme name (any case; NO_SCHEME's for undefined or a name not known at start). */
+  /** The index of a scheme name (as the registry names it, or in any case; NO_SCHEME's for undefined or a name not known at start). */
   schemeOf(name: string | undefined): number {
-    return name === undefined ? 0 : this.schemeIndex.get(name.toUpperCase()) ?? 0;
+    if (name === undefined) return 0;
+    return this.schemeIndex.get(name) ?? this.schemeIndex.get(name.toUpperCase()) ?? 0;
   }
 
   /** One bind answered: by scheme and result, and its latency (seconds) in the histogram. */

@@ -212,6 +212,8 @@ function policy(snapshot: MonitorSnapshot): Entry[] {
     container('Hashing', 'leveldap: memory-hard verifications under the hash memory budget.'),
     counter('Waiting', hashing, snapshot.hashing.waiting),
     counter('Running', hashing, snapshot.hashing.running),
+    counter('Waited', hashing, reader.value(SLOT.hashWaits), attribute('monitoredInfo', `seconds=${reader.value(SLOT.hashWaitSeconds).toFixed(6)}`),
+      attribute('description', 'Verifications that waited for the budget, and the seconds they waited')),
   ];
 }
 

@@ -155,7 +155,7 @@ export class Connection implements MonitoredConnection {
     this.idleTimer.touch();
     this.stats.received(frame.length);
     this.opsReceived += 1;
-    this.activityTime = Date.now();
+    this.activityTime = this.server.monitor.coarseNow;
     const head = this.queue.length === 0 ? undefined : peekRequest(frame);
     if (!head || head.kind === 'unbind' || head.kind === 'abandon' || head.kind === 'extended') this.accept(decodeRequest(frame));
     else this.queueFrame(head as RequestHead & { kind: AnsweredRequest['kind'] }, frame);
@@ -305,7 +305,7 @@ export class Connection implements MonitoredConnection {
     this.weightInFlight += weight;
     this.server.load.started(weight);
     const signal = this.session.start(request.messageId, request.kind === 'bind');
-    const context: OperationContext = { server: this.server, session: this.session, signal, send: this.sendEntry };
+    const context: OperationContext = { server: this.server, session: this.session, signal, send: this.sendEntry, started };
     const kind = kindIndex(request.kind);
     let answered = false;
     this.stats.initiated(kind);

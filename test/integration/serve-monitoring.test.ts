@@ -183,6 +183,16 @@ describe('monitoring: cn=Monitor and /metrics', { skip }, () => {
     assert.equal(missing.code, 32);
   });
 
+  test('a paged search of cn=Monitor gets every entry in one page; the client\'s size limit holds', async () => {
+    const all = (await readMonitor(server, admin(server))).entries.length;
+    const paged = await ldapTool('ldapsearch', server.url, ['-LLL', '-E', 'pr=5/noprompt', '-b', 'cn=Monitor', '(objectClass=*)', '1.1'], admin(server));
+    assert.equal(paged.code, 0, paged.stderr);
+    assert.ok(Math.abs(parseLdifOutput(paged.stdout).length - all) <= 1, 'the entries of cn=Monitor (a connection may come or go)');
+    const limited = await ldapTool('ldapsearch', server.url, ['-LLL', '-z', '3', '-b', 'cn=Monitor', '(objectClass=*)', '1.1'], admin(server));
+    assert.equal(limited.code, 4, limited.stderr);
+    assert.equal(parseLdifOutput(limited.stdout).length, 3);
+  });
+
   test('the root DSE announces monitorContext', async () => {
     const root = await ldapTool('ldapsearch', server.url, ['-LLL', '-b', '', '-s', 'base', 'monitorContext']);
     assert.match(root.stdout, /^monitorContext: cn=Monitor$/m);

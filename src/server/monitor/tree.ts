@@ -3,15 +3,15 @@
  * and shaped as OpenLDAP's back-monitor (cn=Connections, cn=Operations, cn=Statistics,
  * cn=Threads, cn=Time, cn=Databases, cn=Listeners; counters in monitorCounter,
  * monitorOpInitiated and monitorOpCompleted, which are operational: `+` or by name), plus
- * leveldap's own: cn=Binds (per scheme), cn=Bind Cache, cn=Passwords, cn=Hashing. Entries are
- * listed parents first.
+ * leveldap's own (own-entries.ts). Entries are listed parents first.
  */
-import { generalizedTime, type Attribute, type Entry } from '../../store/index.js';
+import type { Entry } from '../../store/index.js';
 import type { ConnectionRecord } from './connections.js';
-import { BIND_BUCKETS, BIND_RESULTS, OP_KINDS, SLOT, type StatsReader } from './stats.js';
+import { attribute, container, counter, entry, info, MONITOR_DN, time, under } from './entries.js';
+import { binds, policy } from './own-entries.js';
+import { OP_KINDS, SLOT, type StatsReader } from './stats.js';
 
-export const MONITOR_DN = 'cn=Monitor';
-export const MONITOR_KEY = 'cn=monitor';
+export { MONITOR_DN, MONITOR_KEY } from './entries.js';
 
 /** Everything one reading of cn=Monitor shows, gathered first (snapshot.ts). */
 export interface MonitorSnapshot {
@@ -35,30 +35,6 @@ const OPERATION_NAMES: Readonly<Record<(typeof OP_KINDS)[number], string>> = {
   bind: 'Bind', unbind: 'Unbind', search: 'Search', compare: 'Compare', modify: 'Modify',
   modifyDn: 'Modrdn', add: 'Add', delete: 'Delete', abandon: 'Abandon', extended: 'Extended',
 };
-
-const text = (...values: (string | number)[]): Buffer[] => values.map((value) => Buffer.from(String(value), 'utf8'));
-const attribute = (name: string, ...values: (string | number)[]): Attribute => ({ name, values: text(...values) });
-const time = (millis: number): string => generalizedTime(new Date(millis));
-
-function entry(dn: string, objectClass: string, ...attributes: Attribute[]): Entry {
-  const comma = dn.indexOf(',');
-  const cn = dn.slice(3, comma === -1 ? undefined : comma);
-  return { dn, attributes: [attribute('objectClass', objectClass), attribute('cn', cn), ...attributes] };
-}
-
-const under = (rdn: string, parent: string) => `cn=${rdn},${parent}`;
-
-function container(name: string, description: string, ...attributes: Attribute[]): Entry {
-  return entry(under(name, MONITOR_DN), 'monitorContainer', attribute('description', description), ...attributes);
-}
-
-function counter(name: string, parent: string, value: number, ...attributes: Attribute[]): Entry {
-  return entry(under(name, parent), 'monitorCounterObject', attribute('monitorCounter', value), ...attributes);
-}
-
-function info(name: string, parent: string, value: string | number, description?: string): Entry {
-  return entry(under(name, parent), 'monitoredObject', attribute('monitoredInfo', value), ...(description ? [attribute('description', description)] : []));
-}
 
 function connectionEntry(record: ConnectionRecord, parent: string): Entry {
   return entry(under(`Connection ${record.id}`, parent), 'monitorConnection',
@@ -172,48 +148,6 @@ function listeners(snapshot: MonitorSnapshot): Entry[] {
       return entry(under(`Listener ${index}`, parent), 'monitoredObject',
         attribute('monitorConnectionLocalAddress', `IP=${address.hostname}:${address.port}`), attribute('labeledURI', url));
     }),
-  ];
-}
-
-/** cn=Binds: per scheme, binds by result and their latency (monitoredInfo "le=SECONDS count=N" per bucket, cumulative). */
-function binds({ reader }: MonitorSnapshot): Entry[] {
-  const parent = under('Binds', MONITOR_DN);
-  const schemes = reader.layout.schemes.map((name, scheme) => ({ name, scheme }));
-  const total = (scheme: number) => BIND_RESULTS.reduce((sum, result) => sum + reader.binds(scheme, result), 0);
-  return [
-    container('Binds', 'leveldap: simple binds by the scheme of the stored value verified ("none": nothing verified) and by result.'),
-    ...schemes.filter(({ scheme }) => total(scheme) > 0).map(({ name, scheme }) => counter(name, parent, total(scheme),
-      attribute('monitoredInfo', ...BIND_RESULTS.flatMap((result) => latencyInfo(reader, scheme, result))))),
-  ];
-}
-
-function latencyInfo(reader: StatsReader, scheme: number, result: (typeof BIND_RESULTS)[number]): string[] {
-  const { buckets, sum, count } = reader.latency(scheme, result);
-  let cumulative = 0;
-  const bounds = BIND_BUCKETS.map((bound, bucket) => {
-    cumulative += buckets[bucket]!;
-    return `${result} le=${bound} count=${cumulative}`;
-  });
-  return [`${result}=${count}`, `${result} seconds=${sum.toFixed(6)}`, ...bounds];
-}
-
-function policy(snapshot: MonitorSnapshot): Entry[] {
-  const { reader } = snapshot;
-  const cache = under('Bind Cache', MONITOR_DN);
-  const passwords = under('Passwords', MONITOR_DN);
-  const hashing = under('Hashing', MONITOR_DN);
-  return [
-    container('Bind Cache', 'leveldap: the verified-bind cache (--bind-cache-ttl).'),
-    counter('Hits', cache, reader.value(SLOT.bindCacheHits)),
-    counter('Misses', cache, reader.value(SLOT.bindCacheMisses)),
-    container('Passwords', 'leveldap: the password policy at work.'),
-    counter('Re-encoded', passwords, snapshot.reencoded, attribute('description', 'Stored passwords re-encoded after a bind')),
-    counter('Lockouts', passwords, reader.value(SLOT.lockouts), attribute('description', 'Accounts locked after failed binds')),
-    container('Hashing', 'leveldap: memory-hard verifications under the hash memory budget.'),
-    counter('Waiting', hashing, snapshot.hashing.waiting),
-    counter('Running', hashing, snapshot.hashing.running),
-    counter('Waited', hashing, reader.value(SLOT.hashWaits), attribute('monitoredInfo', `seconds=${reader.value(SLOT.hashWaitSeconds).toFixed(6)}`),
-      attribute('description', 'Verifications that waited for the budget, and the seconds they waited')),
   ];
 }
 

@@ -13,6 +13,11 @@ import { sharingUnavailable } from '../../src/server/net/listen-socket.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, parseLdifOutput, RawConnection, valuesOf, type Credentials, type LdifEntry } from '../helpers/ldap-client.js';
 import { bindRequest, exchange } from '../helpers/ldap-requests.js';
+import { makeTestCertificate } from '../helpers/tls.js';
+import { leveldapBin } from '../helpers/paths.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 
 const PEOPLE = 'ou=People,dc=example,dc=com';
 const userDn = (n: number) => `uid=user.${n},${PEOPLE}`;
@@ -199,7 +204,6 @@ describe('monitoring: cn=Monitor and /metrics', { skip }, () => {
   });
 
   test('leveldap top --once --json: one view from two readings of cn=Monitor, as the admin', async () => {
-    const { leveldapBin } = await import('../helpers/paths.js');
     const top = await run(process.execPath, [leveldapBin, 'top', '--port', String(server.port), '--password-file', server.adminPasswordFile, '--once', '--json', '--interval', '0.2']);
     assert.equal(top.code, 0, top.stderr);
     const view = JSON.parse(top.stdout) as { threads: number; seconds: number; schemes: { scheme: string }[]; connections: { current: number; total: number } };
@@ -254,9 +258,42 @@ describe('monitoring: --monitor-access', { skip }, () => {
   });
 
   test('a wrong --monitor-access is a usage error', async () => {
-    const { leveldapBin } = await import('../helpers/paths.js');
     const result = await run(process.execPath, [leveldapBin, 'serve', '--monitor-access', 'everyone', '--data', '/nonexistent']);
     assert.equal(result.code, 2);
     assert.match(result.stderr, /monitor-access/);
+  });
+});
+
+describe('monitoring: leveldap top over TLS', { skip }, () => {
+  let dir: string;
+  let server: LeveldapServer;
+  let ca: string;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'leveldap-top-tls-'));
+    const certificate = await makeTestCertificate(dir);
+    ca = certificate.ca;
+    server = await startLeveldap({
+      users: 10, args: ['--tls-cert', certificate.cert, '--tls-key', certificate.key, '--ldaps-port', '0', '--require-tls-for-binds'],
+    });
+  });
+  after(async () => {
+    await server?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  const top = (...args: string[]) => run(process.execPath, [leveldapBin, 'top', '--password-file', server.adminPasswordFile, '--once', '--json', '--interval', '0.1', ...args]);
+
+  test('StartTLS and LDAPS with the CA trusted (NODE_EXTRA_CA_CERTS); a bind in clear is refused (13)', async () => {
+    // The CA through the environment, as an operator trusts a private CA (run() takes no environment: env(1) sets it).
+    const startTls = await run('env', [`NODE_EXTRA_CA_CERTS=${ca}`, process.execPath, leveldapBin, 'top', '--port', String(server.port), '--use-starttls',
+      '--password-file', server.adminPasswordFile, '--once', '--json', '--interval', '0.1']);
+    assert.equal(startTls.code, 0, startTls.stderr);
+    assert.ok((JSON.parse(startTls.stdout) as { threads: number }).threads >= 1);
+    const ldaps = await top('--port', String(server.ldapsPort), '--use-ssl', '--trust-all');
+    assert.equal(ldaps.code, 0, ldaps.stderr);
+    const clear = await top('--port', String(server.port));
+    assert.equal(clear.code, 2);
+    assert.match(clear.stderr, /result code 13/);
   });
 });

@@ -4,7 +4,9 @@
  * queue, the cache hit rate, failed binds), redrawn in place with log-update. `--once` takes
  * two readings an interval apart and prints one view (`--json`: as one JSON object, for
  * scripts). It binds as the admin by default (cn=Monitor is the admin's unless
- * --monitor-access says otherwise), the password from --password-file or LEVELDAP_ADMIN_PASSWORD.
+ * --monitor-access says otherwise), the password from --password-file or LEVELDAP_ADMIN_PASSWORD,
+ * over LDAPS (--use-ssl) or StartTLS (--use-starttls) if asked, as authrate connects (its
+ * connection, src/authrate/connection.ts; the CA from Node's store or NODE_EXTRA_CA_CERTS).
  */
 import type { Argv, CommandModule } from 'yargs';
 import logUpdate from 'log-update';
@@ -23,6 +25,9 @@ interface TopArgs {
   interval: number;
   once: boolean;
   json: boolean;
+  'use-ssl': boolean;
+  'use-starttls': boolean;
+  'trust-all': boolean;
 }
 
 /** (objectClass=*): a present filter, BER-encoded. */
@@ -37,7 +42,10 @@ function builder(yargs: Argv): Argv<TopArgs> {
     .option('password-file', { type: 'string', requiresArg: true, describe: 'file holding the bind password (else LEVELDAP_ADMIN_PASSWORD)' })
     .option('interval', { type: 'number', default: 1, requiresArg: true, describe: 'seconds between readings' })
     .option('once', { type: 'boolean', default: false, describe: 'two readings an interval apart, one view, then exit' })
-    .option('json', { type: 'boolean', default: false, describe: 'with --once: the view as one JSON object' }) as Argv<TopArgs>;
+    .option('json', { type: 'boolean', default: false, describe: 'with --once: the view as one JSON object' })
+    .option('use-ssl', { type: 'boolean', default: false, describe: 'LDAPS: TLS from the first byte (--port is then the LDAPS port)' })
+    .option('use-starttls', { type: 'boolean', default: false, describe: 'StartTLS before binding' })
+    .option('trust-all', { type: 'boolean', default: false, describe: 'accept any server certificate' }) as Argv<TopArgs>;
 }
 
 async function password(args: TopArgs): Promise<Buffer> {
@@ -48,7 +56,9 @@ async function password(args: TopArgs): Promise<Buffer> {
 }
 
 async function connect(args: TopArgs): Promise<BindConnection> {
-  const connection = await BindConnection.open({ host: args.host, port: args.port, useSsl: false, useStartTls: false, trustAll: false });
+  const connection = await BindConnection.open({
+    host: args.host, port: args.port, useSsl: args['use-ssl'], useStartTls: args['use-starttls'], trustAll: args['trust-all'],
+  });
   const code = await connection.bind(args['bind-dn'], await password(args));
   if (code !== 0) {
     connection.destroy();
@@ -90,6 +100,7 @@ async function live(connection: BindConnection, args: TopArgs): Promise<void> {
 async function handler(args: TopArgs): Promise<void> {
   if (!(args.interval > 0)) throw new CliError(`--interval ${args.interval}: a number of seconds above 0`);
   if (args.json && !args.once) throw new CliError('--json goes with --once');
+  if (args['use-ssl'] && args['use-starttls']) throw new CliError('--use-ssl or --use-starttls, not both');
   let connection: BindConnection;
   try {
     connection = await connect(args);

@@ -5,7 +5,7 @@
  */
 import net from 'node:net';
 import tls from 'node:tls';
-import { FrameReader } from '../protocol/index.js';
+import { decodeSearchEntry, FrameReader, type ClientEntry } from '../protocol/index.js';
 import { errorCode, errorMessage } from '../errors.js';
 import {
   SEARCH_DONE, SEARCH_ENTRY, encodeModify, encodeSearch, encodeSimpleBind, encodeStartTls, encodeUnbind, readCode, readEntryDn, readMessage,
@@ -15,7 +15,7 @@ import {
 /** The result code authrate counts when a connection cannot be made or is lost (LDAP "connect error"). */
 export const CONNECT_ERROR = 91;
 
-interface Endpoint {
+export interface Endpoint {
   readonly host: string;
   readonly port: number;
   readonly useSsl: boolean;
@@ -149,6 +149,17 @@ export class LdapConnection {
   modify(dn: string, replacements: readonly Replacement[]): Promise<number> {
     return this.#send((messageId) => encodeModify(messageId, dn, replacements), (resolve) => (frame, _tag, content) => {
       resolve(readCode(frame, content));
+      return true;
+    });
+  }
+
+  /** Runs a search and resolves with its result code and every entry it returned, attributes included. */
+  searchEntries(spec: SearchSpec): Promise<{ readonly code: number; readonly entries: readonly ClientEntry[] }> {
+    const entries: ClientEntry[] = [];
+    return this.#send((messageId) => encodeSearch(messageId, spec), (resolve) => (frame, tag, content) => {
+      if (tag === SEARCH_ENTRY) entries.push(decodeSearchEntry(frame));
+      if (tag !== SEARCH_DONE) return false;
+      resolve({ code: readCode(frame, content), entries });
       return true;
     });
   }

@@ -41,6 +41,8 @@ export class HashMemoryBudget {
   /** This thread's waiters, served in order. */
   private readonly queue: { readonly kib: number; readonly admit: () => void }[] = [];
   private watching = false;
+  /** Told how long each verification that had to wait for room waited, in seconds (monitoring). */
+  onWaited: (seconds: number) => void = () => {};
 
   /** `budgetMiB` 0 for auto; `hashingThreads` the cores by default. */
   static allocate(budgetMiB = 0, hashingThreads = availableParallelism()): HashMemoryBudget {
@@ -87,8 +89,12 @@ export class HashMemoryBudget {
     this.noteLargest(kib);
     if (this.queue.length === 0 && this.tryTake(kib)) return Promise.resolve();
     Atomics.add(this.slots, WAITING, 1);
+    const queued = performance.now();
     return new Promise((resolve) => {
-      this.queue.push({ kib, admit: resolve });
+      this.queue.push({ kib, admit: () => {
+        this.onWaited((performance.now() - queued) / 1000);
+        resolve();
+      } });
       this.watch();
     });
   }

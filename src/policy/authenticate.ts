@@ -18,9 +18,6 @@
  * password is never verified, so a bind cannot learn from it whether a password is right; nor
  * can a wrong password learn whether the account is locked (the password policy response
  * control reports accountLocked from this flag alone: handlers/bind.ts).
- *
- * A 'success' verdict says which scheme the matching stored value is in and whether the
- * verified-bind cache answered, for the bind's access-log line (nothing is kept here for it).
  */
 import type { Logger } from 'pino';
 import type { SchemeRegistry } from '../password/index.js';
@@ -37,17 +34,21 @@ export interface AdminAccount {
   readonly stored: string;
 }
 
-/** The stored value a password matched: its scheme (as named in its braces) and whether the verified-bind cache answered. */
-export interface Match {
-  readonly value: string;
-  readonly scheme: string;
-  readonly cached: boolean;
+/** What the verification of an account's stored values found (for the verdict and monitoring). */
+interface Check {
+  /** The stored value the password matched, if any. */
+  readonly matched?: string;
+  /** The scheme of that value, else of the first value verified (none for an unknown DN). */
+  readonly scheme?: string;
+  /** For a costly scheme's value: did the verified-bind cache answer (hit) or not (miss)? */
+  readonly cached?: boolean;
 }
 
-/** What a bind is authenticated as. */
-type Verdict =
-  | { readonly result: 'success'; readonly isAdmin: boolean; readonly scheme: string; readonly cached: boolean }
-  | { readonly result: 'invalid'; readonly accountLocked?: true };
+/** What a bind is authenticated as, with the scheme that verified (or failed) and whether the cache answered. */
+type Verdict = (
+  | { readonly result: 'success'; readonly isAdmin: boolean }
+  | { readonly result: 'invalid'; readonly accountLocked?: true }
+) & Omit<Check, 'matched'>;
 
 /** The bind's DN, parsed and normalized. */
 export interface BindTarget {
@@ -69,6 +70,7 @@ interface AuthenticatorParts {
 const FLOOR_HALF_LIFE_MS = 5000;
 const MAX_FLOOR_MS = 2000;
 const INVALID: Verdict = { result: 'invalid' };
+const NO_MATCH: Check = {};
 /** The right password, verified, for an account locked during the verification. */
 const LOCKED_AFTER_MATCH: Verdict = { result: 'invalid', accountLocked: true };
 
@@ -106,6 +108,9 @@ type EntryAccount = Account & { readonly entry: Entry };
 const hasEntry = (account: Account): account is EntryAccount => account.entry !== undefined;
 const texts = (stored: readonly Buffer[]): string[] => stored.map((value) => value.toString('utf8'));
 
+/** 'invalid', saying which scheme failed (the constant when nothing was verified). */
+const invalid = (check: Check): Verdict => (check.scheme === undefined ? INVALID : { result: 'invalid', scheme: check.scheme, cached: check.cached });
+
 export class Authenticator {
   private readonly floor = new FailureFloor();
 
@@ -119,8 +124,8 @@ export class Authenticator {
     if (hasEntry(account)) verdict = await this.underLockout(target, account, password);
     else {
       // Without lockout (or for the admin): a match is a success.
-      const matched = await this.matchingValue(target.normalized, password, account.stored);
-      verdict = matched === undefined ? INVALID : this.succeeded(target, account, password, matched);
+      const check = await this.matchingValue(target.normalized, password, account.stored);
+      verdict = check.matched === undefined ? invalid(check) : this.succeeded(target, account, password, check);
     }
     if (verdict.result === 'invalid') await this.floor.wait(started);
     return verdict;
@@ -134,32 +139,32 @@ export class Authenticator {
       log.debug({ dn: target.normalized }, 'bind refused: the account is locked');
       return INVALID;
     }
-    let matched: Match | undefined;
+    let check: Check;
     try {
-      matched = await this.matchingValue(target.normalized, password, account.stored);
+      check = await this.matchingValue(target.normalized, password, account.stored);
     } catch (error) {
       lockout.release(target.normalized);
       throw error;
     }
-    if (matched === undefined) {
+    if (check.matched === undefined) {
       await lockout.failed(target.dn, target.normalized);
-      return INVALID;
+      return invalid(check);
     }
     if (lockout.lockedNow(target.dn, target.normalized)) {
       lockout.release(target.normalized);
       log.debug({ dn: target.normalized }, 'bind refused: the account was locked during the verification');
-      return LOCKED_AFTER_MATCH;
+      return { ...LOCKED_AFTER_MATCH, scheme: check.scheme, cached: check.cached };
     }
-    return this.succeeded(target, account, password, matched);
+    return this.succeeded(target, account, password, check);
   }
 
   /** After a match: lockout records reset and the value re-encoded if the policy says so (entries only). */
-  private succeeded(target: BindTarget, account: Account, password: Buffer, matched: Match): Verdict {
+  private succeeded(target: BindTarget, account: Account, password: Buffer, check: Check): Verdict {
     if (!account.isAdmin) {
       if (account.entry) this.parts.lockout.succeeded(target.dn, target.normalized, account.entry);
-      this.parts.upgrades.consider(target.dn, target.normalized, password, matched.value);
+      this.parts.upgrades.consider(target.dn, target.normalized, password, check.matched!);
     }
-    return { result: 'success', isAdmin: account.isAdmin, scheme: matched.scheme, cached: matched.cached };
+    return { result: 'success', isAdmin: account.isAdmin, scheme: check.scheme, cached: check.cached };
   }
 
   private lookup(target: BindTarget): Account {
@@ -196,37 +201,43 @@ export class Authenticator {
     return undefined;
   }
 
-  /** The stored value the password matches (among the first MAX_VERIFIED_VALUES), or undefined (after a decoy verification when there is none). */
-  private async matchingValue(key: string, password: Buffer, stored: readonly string[]): Promise<Match | undefined> {
+  /**
+   * The stored value the password matches (among the first MAX_VERIFIED_VALUES), or none (after a
+   * decoy verification when the account has no value): with the scheme of the value that matched,
+   * else of the first one verified.
+   */
+  private async matchingValue(key: string, password: Buffer, stored: readonly string[]): Promise<Check> {
     if (stored.length === 0) {
       await this.verifyDecoy(password);
-      return undefined;
+      return NO_MATCH;
     }
+    let first: Check | undefined;
     for (const value of verifiedValues(stored)) {
-      const match = await this.verifyOne(key, password, value);
-      if (match) return match;
+      const check = await this.verifyOne(key, password, value);
+      if (check.matched !== undefined) return check;
+      first ??= check;
     }
-    return undefined;
+    return first ?? NO_MATCH;
   }
 
   /**
    * Does the password match this stored value? For a costly scheme (one whose values record a cost)
    * the verified-bind cache answers when it saw this DN, password and value verify within its TTL.
    */
-  private async verifyOne(key: string, password: Buffer, stored: string): Promise<Match | undefined> {
+  private async verifyOne(key: string, password: Buffer, stored: string): Promise<Check> {
     const { registry, bindCache: cache, log } = this.parts;
     const inspected = registry.inspect(stored); // read once: for the cache's question and for the verification
+    const scheme = inspected.scheme?.names[0];
     const cacheable = cache.enabled && inspected.cost !== undefined;
     if (cacheable && cache.has(key, password, stored)) {
       log.debug({ dn: key, cacheHits: cache.hits }, 'verified-bind cache hit');
-      return { value: stored, scheme: inspected.name, cached: true };
+      return { matched: stored, scheme, cached: true };
     }
     const started = performance.now();
     const match = (await registry.verifyInspected(password, inspected)).status === 'match';
     this.floor.observe(performance.now() - started);
-    if (!match) return undefined;
-    if (cacheable) cache.remember(key, password, stored);
-    return { value: stored, scheme: inspected.name, cached: false };
+    if (match && cacheable) cache.remember(key, password, stored);
+    return { matched: match ? stored : undefined, scheme, cached: cacheable ? false : undefined };
   }
 
   /**

@@ -94,6 +94,8 @@ export class Lockout {
     private readonly background: BackgroundTasks,
     private readonly now: () => number = Date.now,
     private readonly trackedAccounts = TRACKED_ACCOUNTS,
+    /** Told of every lock set (monitoring's count). */
+    private readonly countLocked: () => void = () => {},
   ) {}
 
   get enabled(): boolean {
@@ -182,6 +184,7 @@ export class Lockout {
     try {
       if (await updateEntry(this.store, dn, () => lockRecords(at, recent))) {
         this.locks += 1;
+        this.countLocked();
         this.log.warn({ dn: key, failures: recent.length, lockouts: this.locks }, 'account locked after failed binds');
       }
     } catch (error) {

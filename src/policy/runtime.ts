@@ -25,6 +25,8 @@ interface PolicyParts {
   readonly log: Logger;
   /** Counts one more re-encoding (over every serving thread) and returns the total. */
   readonly countReencoded: () => number;
+  /** Counts one more account locked by lockout (for monitoring). */
+  readonly countLocked?: () => void;
   readonly admin: AdminAccount;
   /** What an unknown bind DN verifies (bind-decoys.ts). */
   readonly decoys: BindDecoys;
@@ -57,7 +59,7 @@ export function createPolicyRuntime(parts: PolicyParts): PolicyRuntime {
   const { settings, registry, store, log, countReencoded } = parts;
   const background = new BackgroundTasks(log);
   const defaultParams = policyParams(registry, settings.defaultScheme, settings);
-  const lockout = new Lockout(settings, store, log, background, Date.now, trackedAccounts());
+  const lockout = new Lockout(settings, store, log, background, Date.now, trackedAccounts(), parts.countLocked);
   const bindCache = new VerifiedBindCache(settings.bindCacheTtl, settings.bindCacheSize);
   const upgrades = new PasswordUpgrades({
     registry, store, log, background, countReencoded, rule: rehashRule(registry, settings), scheme: settings.defaultScheme, params: defaultParams,

@@ -37,3 +37,4 @@ export {
 } from './controls.js';
 export { decodePasswordModify, encodePasswordModifyResponse, PASSWORD_MODIFY_OID, type PasswordModifyRequest } from './password-modify.js';
 export { ResultCode, type ResultCodeName } from './result-codes.js';
+export { decodeSearchEntry, type ClientEntry } from './search-entry.js';

@@ -12,6 +12,9 @@
  *
  * "write entry" is add, delete, modify DN, and a modify of any attribute but userPassword;
  * "write userPassword" is a modify touching only userPassword, or a password modify.
+ *
+ * cn=Monitor has a table of its own (MONITOR_ACCESS): who may read it under each
+ * --monitor-access, and whose bound DNs they see in cn=Connections.
  */
 import { attributeType, DirectoryError, typeKey, type Entry } from '../store/index.js';
 import type { ServerConfig } from './config.js';
@@ -119,4 +122,41 @@ export function requireAccess(identity: Identity, config: Pick<ServerConfig, 'an
   if (allowed(identity, config, entryNormalizedDn, right)) return;
   const anonymousWrite = identity.normalizedDn === '' && !identity.isAdmin && (right === 'writeEntry' || right === 'writePassword');
   throw new DirectoryError('insufficientAccessRights', anonymousWrite ? 'anonymous clients may only bind and read' : REFUSALS[right]);
+}
+
+/** `--monitor-access`: who may read cn=Monitor. */
+export type MonitorAccess = 'anonymous' | 'users' | 'admin';
+export const MONITOR_ACCESS_CHOICES: readonly MonitorAccess[] = ['anonymous', 'users', 'admin'];
+
+type MonitorReader = 'anonymous' | 'user' | 'admin';
+/** May the reader read cn=Monitor, and whose bound DNs does it see in cn=Connections (its own connections' only, or all)? */
+interface MonitorRule {
+  readonly read: boolean;
+  readonly boundDns: 'own' | 'all';
+}
+
+export const MONITOR_ACCESS: Readonly<Record<MonitorAccess, Readonly<Record<MonitorReader, MonitorRule>>>> = {
+  //           anonymous                             a user                                the admin
+  admin:     { anonymous: { read: false, boundDns: 'own' }, user: { read: false, boundDns: 'own' }, admin: { read: true, boundDns: 'all' } },
+  users:     { anonymous: { read: false, boundDns: 'own' }, user: { read: true, boundDns: 'own' },  admin: { read: true, boundDns: 'all' } },
+  anonymous: { anonymous: { read: true, boundDns: 'own' },  user: { read: true, boundDns: 'own' },  admin: { read: true, boundDns: 'all' } },
+};
+
+/** The rule for this identity under this --monitor-access. */
+export function monitorRule(identity: Identity, access: MonitorAccess): MonitorRule {
+  const reader: MonitorReader = identity.isAdmin ? 'admin' : identity.normalizedDn === '' ? 'anonymous' : 'user';
+  return MONITOR_ACCESS[access][reader];
+}
+
+const MONITOR_REFUSALS: Readonly<Record<MonitorAccess, string>> = {
+  admin: 'cn=Monitor may be read by the admin only (--monitor-access admin)',
+  users: 'cn=Monitor may be read by bound users and the admin only (--monitor-access users)',
+  anonymous: '',
+};
+
+/** Throws insufficientAccessRights unless the identity may read cn=Monitor; the rule otherwise. */
+export function requireMonitorAccess(identity: Identity, access: MonitorAccess): MonitorRule {
+  const rule = monitorRule(identity, access);
+  if (!rule.read) throw new DirectoryError('insufficientAccessRights', MONITOR_REFUSALS[access]);
+  return rule;
 }

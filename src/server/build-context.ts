@@ -15,6 +15,8 @@ import { COUNTER, type Counters } from './threads/counters.js';
 import { createPolicyRuntime } from '../policy/runtime.js';
 import { Scheduler } from './threads/scheduler.js';
 import { ThreadLoad } from './threads/load.js';
+import { ThreadMonitor, type MonitorSeed } from './monitor/thread-monitor.js';
+import { SLOT } from './monitor/stats.js';
 
 /** What every thread's context is made of, as plain data (it crosses to worker threads). */
 export interface ContextSeed {
@@ -30,16 +32,25 @@ export interface ContextSeed {
   /** The --schema files on top of the built-in schema (every thread installs the same), and when they were loaded. */
   readonly schemaFiles: readonly string[];
   readonly schemaLoaded: string;
+  /** Monitoring's shared counters and channel (cn=Monitor, /metrics). */
+  readonly monitor: MonitorSeed;
 }
 
-export function buildContext(seed: ContextSeed, store: DirectoryStore, registry: SchemeRegistry, log: Logger, counters: Counters): ServerContext {
+/** `thread`: the serving thread's number (0 for a lone server). */
+export function buildContext(seed: ContextSeed, store: DirectoryStore, registry: SchemeRegistry, log: Logger, counters: Counters, thread: number): ServerContext {
+  const monitor = new ThreadMonitor(seed.monitor, thread);
+  registry.memoryBudget.onWaited = (seconds) => {
+    monitor.stats.add(SLOT.hashWaits);
+    monitor.stats.add(SLOT.hashWaitSeconds, seconds);
+  };
   return {
-    store, registry, log, counters, scheduler: new Scheduler(), load: new ThreadLoad(),
+    store, registry, log, counters, monitor, scheduler: new Scheduler(), load: new ThreadLoad(),
     config: seed.config, vendorVersion: seed.vendorVersion, admin: seed.admin,
     defaultScheme: seed.settings.defaultScheme, bindNames: new BindNames(), subschema: subschemaEntry(currentSchema(), seed.schemaLoaded),
     policy: createPolicyRuntime({
       settings: seed.settings, registry, store, log, admin: seed.admin, decoys: new BindDecoys(seed.decoys, seed.dummyHash),
       countReencoded: () => Atomics.add(counters, COUNTER.reencoded, 1) + 1,
+      countLocked: () => monitor.stats.add(SLOT.lockouts),
     }),
   };
 }

@@ -1,4 +1,5 @@
 /** What the server is told at start-up (flags of `leveldap serve`), with the documented defaults. */
+import type { MonitorAccess } from './access.js';
 import { DEFAULT_DN_LIMITS, DEFAULT_MAX_NESTED_GROUPS, DEFAULT_MAX_REFINT_GROUPS, type DnLimits } from '../store/index.js';
 
 export interface Limits {
@@ -78,6 +79,8 @@ export interface ServerConfig {
   readonly requireTlsForBinds?: boolean;
   /** memberOf lists every group reached through nested groups, and `(memberOf=G)` matches their members (--memberof-nested). */
   readonly memberOfNested?: boolean;
+  /** Who may read cn=Monitor (--monitor-access; the admin only by default). */
+  readonly monitorAccess?: MonitorAccess;
 }
 
 export interface TlsConfig {

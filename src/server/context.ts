@@ -10,6 +10,7 @@ import type { Control, Result } from '../protocol/types.js';
 import type { Scheduler } from './threads/scheduler.js';
 import type { ThreadLoad } from './threads/load.js';
 import type { OperationSignal, Session } from './net/session.js';
+import type { ThreadMonitor } from './monitor/thread-monitor.js';
 
 export interface ServerContext {
   readonly store: DirectoryStore;
@@ -33,6 +34,8 @@ export interface ServerContext {
   readonly load: ThreadLoad;
   /** The subschema entry (cn=Subschema), built once from the schema in force. */
   readonly subschema: Entry;
+  /** This thread's counters, open connections and the channel to the other threads (cn=Monitor). */
+  readonly monitor: ThreadMonitor;
 }
 
 export interface OperationContext {
@@ -42,6 +45,8 @@ export interface OperationContext {
   readonly signal: OperationSignal;
   /** Sends one message (e.g. a search entry), waiting while the socket is full. */
   send(message: Buffer): Promise<void>;
+  /** When the operation started (performance.now()): its latency for monitoring. */
+  readonly started: number;
 }
 
 /** The final response of an operation; the dispatcher encodes it for the operation's type. */

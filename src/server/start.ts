@@ -17,6 +17,12 @@ import { newCounters } from './threads/counters.js';
 import { MemoryReclaimer } from './net/memory-reclaim.js';
 import { listen, type RunningServer } from './net/listener.js';
 import type { ThreadPlan } from './threads/messages.js';
+import { allocateStats, StatsReader, statsLayout } from './monitor/stats.js';
+import { MonitorPeers } from './monitor/peers.js';
+import { EntryCount } from './monitor/entry-count.js';
+import { metricsRegistry } from './metrics/prometheus.js';
+import { startMetricsServer, type MetricsOptions, type MetricsServer } from './metrics/http.js';
+import type { MonitorSeed } from './monitor/thread-monitor.js';
 import { mainOwner, reserveSockets, singleThreadReason, startThreads } from './threads/supervisor.js';
 
 export interface StartOptions {
@@ -41,6 +47,8 @@ export interface StartOptions {
    * threads. Absent: one per core, at most DEFAULT_THREADS_MAX (one with lockout on).
    */
   readonly threads?: number;
+  /** The Prometheus endpoint (--metrics-port, --metrics-host); none when absent. */
+  readonly metrics?: MetricsOptions;
 }
 
 export interface Started {
@@ -52,6 +60,8 @@ export interface Started {
   readonly threads: number;
   /** Resolves if a serving thread fails (never with one thread): stop the server. */
   readonly failure: Promise<Error>;
+  /** The metrics endpoint, when one was asked for. */
+  readonly metrics?: MetricsServer;
   stop(): Promise<void>;
 }
 
@@ -81,10 +91,17 @@ function policySettings(options: StartOptions): PasswordPolicy {
   return settings;
 }
 
-async function contextSeed(options: StartOptions, settings: PasswordPolicy, stored: string, store: DirectoryStore): Promise<ContextSeed> {
+/** Monitoring's plain data for `threads` serving threads: the counters' buffer, the scheme names, the threads' channel. */
+function monitorSeed(registry: SchemeRegistry, threads: number): MonitorSeed {
+  const schemes = registry.list().map((entry) => entry.scheme.names[0]!);
+  return { stats: allocateStats(statsLayout(schemes), threads), schemes, threads, channel: `leveldap-monitor-${randomBytes(8).toString('hex')}`, startedAt: Date.now() };
+}
+
+async function contextSeed(options: StartOptions, settings: PasswordPolicy, stored: string, store: DirectoryStore, threads: number): Promise<ContextSeed> {
   const { registry, config } = options;
   const scheme = settings.defaultScheme;
   return {
+    monitor: monitorSeed(registry, threads),
     config, settings, vendorVersion: packageVersion(), schemaFiles: options.schemaFiles ?? [], schemaLoaded: generalizedTime(),
     admin: { normalizedDn: normalizeDn(config.adminDn), stored },
     dummyHash: await registry.encode(scheme, randomBytes(16), policyParams(registry, scheme, settings)),
@@ -114,13 +131,19 @@ interface Serving {
   readonly failure: Promise<Error>;
   /** Waits for writes made after answering (lockout, re-encoding) once the listeners stopped. */
   drain(): Promise<void>;
+  /** Asks the serving threads (readiness). */
+  readonly peers: MonitorPeers;
 }
 
 /** One thread: this one serves. */
 async function serveHere(plan: ThreadPlan, store: DirectoryStore, registry: SchemeRegistry, log: Logger): Promise<Serving> {
-  const context = buildContext(plan.seed, store, registry, log, plan.counters);
+  const context = buildContext(plan.seed, store, registry, log, plan.counters, 0);
   const server = await listen(context, { thread: 0, threads: 1, addressCounts: plan.addressCounts });
-  return { server, failure: NO_FAILURE, drain: () => context.policy.background.drain() };
+  const drain = async () => {
+    await context.policy.background.drain();
+    context.monitor.close();
+  };
+  return { server, failure: NO_FAILURE, drain, peers: context.monitor.peers };
 }
 
 /** Several threads: workers serve on the sockets bound here; this thread writes their logs and stops them. */
@@ -139,7 +162,20 @@ async function serveOnThreads(plan: ThreadPlan, threads: number, log: Logger, st
     reclaimer.stop();
   };
   const server: RunningServer = { host, port, ...(ldapsPort !== undefined && { ldapsPort }), stop };
-  return { server, failure: serving.failure, drain: async () => {} };
+  const peers = new MonitorPeers(plan.seed.monitor.channel, -1, threads);
+  return { server, failure: serving.failure, drain: async () => peers.close(), peers };
+}
+
+/** The metrics endpoint on this thread, reading the counters every serving thread keeps in shared memory. */
+async function serveMetrics(
+  metrics: MetricsOptions, { plan, options, store, serving, log }: { plan: ThreadPlan; options: StartOptions; store: DirectoryStore; serving: Serving; log: Logger },
+): Promise<MetricsServer> {
+  const { monitor } = plan.seed;
+  const reader = new StatsReader(monitor.stats, statsLayout(monitor.schemes), monitor.threads);
+  const registry = metricsRegistry({
+    reader, counters: plan.counters, registry: options.registry, store, entryCount: new EntryCount(), startedAt: monitor.startedAt,
+  });
+  return startMetricsServer(metrics, registry, { store, peers: serving.peers, threads: monitor.threads }, log);
 }
 
 export async function startServer(options: StartOptions): Promise<Started> {
@@ -154,7 +190,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
   });
   try {
     const admin = await loadAdminPassword(store, options.registry, settings.defaultScheme, options.adminPassword);
-    const seed = await contextSeed(options, settings, admin.stored, store);
+    const seed = await contextSeed(options, settings, admin.stored, store, threads);
     log.info({ policy: settings }, 'password policy');
     log.info({ pbkdf2: pbkdf2Backends(), ...(nettleLoadError !== undefined && { nettleAddon: nettleLoadError }) }, 'PBKDF2 backends');
     log.info({ argon2: argon2Backend() ?? 'none', notLoaded: argon2LoadErrors }, 'Argon2 backend');
@@ -168,15 +204,24 @@ export async function startServer(options: StartOptions): Promise<Started> {
     };
     const serving = threads > 1 ? await serveOnThreads(plan, threads, log, stream) : await serveHere(plan, store, options.registry, log);
     const { server } = serving;
-    log.info({ host: server.host, port: server.port, ldapsPort: server.ldapsPort, data: options.dataDir, scheme: settings.defaultScheme, threads }, 'leveldap is listening');
+    const metrics = options.metrics && await serveMetrics(options.metrics, { plan, options, store, serving, log }).catch(async (error: unknown) => {
+      await server.stop();
+      await serving.drain();
+      throw error;
+    });
+    log.info({
+      host: server.host, port: server.port, ldapsPort: server.ldapsPort, data: options.dataDir, scheme: settings.defaultScheme, threads,
+      ...(metrics && { metricsHost: metrics.host, metricsPort: metrics.port }),
+    }, 'leveldap is listening');
     const stop = async (): Promise<void> => {
+      await metrics?.stop();
       await server.stop();
       await serving.drain();
       await store.close();
       log.info('stopped');
       log.flush();
     };
-    return { server, log, generatedAdminPassword: admin.generated, threads, failure: serving.failure, stop };
+    return { server, log, generatedAdminPassword: admin.generated, threads, failure: serving.failure, stop, ...(metrics && { metrics }) };
   } catch (error) {
     await store.close();
     throw error;

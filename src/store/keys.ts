@@ -110,6 +110,11 @@ export function normalizedDnOf(key: string): string {
 /** The g\0 key of a group entry. */
 export const groupKey = (key: string): string => `g${SEPARATOR}${key}`;
 
+/** Every e\0 key: the entries. */
+export function entriesRange(): { gte: string; lt: string } {
+  return prefixRange(`e${SEPARATOR}`);
+}
+
 /** Every g\0 key: the groups. */
 export function groupsRange(): { gte: string; lt: string } {
   return prefixRange(`g${SEPARATOR}`);

@@ -4,6 +4,8 @@
  * in the same atomic batch as the entry.
  */
 import { existsSync } from 'node:fs';
+import { readdir, stat } from 'node:fs/promises';
+import { join } from 'node:path';
 import { Level } from 'level';
 import { formatDn, parseDn, type Dn, type Rdn } from './dn.js';
 import { decodeEntry, decodeValues, encodeEntry } from './codec.js';
@@ -12,7 +14,7 @@ import { DirectoryError, StoreError } from './errors.js';
 import { membershipRecords, withoutMemberOf } from './groups.js';
 import { DEFAULT_INDEXES, indexKeys, normalizeIndexList } from './indexes.js';
 import {
-  ancestorKeys, childKey, childrenRange, dnKey, dnKeyOfIndexKey, entryKey, equalityRange, inSubtree, metaKey, presenceRange,
+  ancestorKeys, childKey, childrenRange, dnKey, dnKeyOfIndexKey, entriesRange, entryKey, equalityRange, inSubtree, metaKey, presenceRange,
   valueKey, valueKeyOfIndexKey,
   subtreeRange, suffixKey, ALL_KEYS, isDirectChild, suffixesRange,
 } from './keys.js';
@@ -151,7 +153,7 @@ export class DirectoryStore {
   readonly memberships: Memberships;
   private readonly recovery: WriteRecovery;
 
-  private constructor(private readonly db: Db, dir: string, readonly indexed: ReadonlySet<string>, options: OpenOptions) {
+  private constructor(private readonly db: Db, readonly dir: string, readonly indexed: ReadonlySet<string>, options: OpenOptions) {
     const { threads } = options;
     this.locks = new KeyedMutex(threads && new SharedSlots(threads.sharedLocks, threads.owner));
     this.gate = threads ? new WriteGate(threads.writeGate, threads.owner) : new WriteGate();
@@ -189,6 +191,25 @@ export class DirectoryStore {
       throw new StoreError(`${dir} has store format ${format}; this leveldap reads format ${STORE_FORMAT}`);
     }
     return JSON.parse((await db.get(metaKey('indexes')))?.toString() ?? '[]') as string[];
+  }
+
+  /** Is the database open (readiness)? */
+  get isOpen(): boolean {
+    return this.db.status === 'open';
+  }
+
+  /** How many entries are stored: a walk over the entry keys (no values read). */
+  async countEntries(): Promise<number> {
+    let count = 0;
+    for await (const _key of this.db.keys(entriesRange())) count += 1;
+    return count;
+  }
+
+  /** The bytes the database's files take on disk. */
+  async sizeOnDisk(): Promise<number> {
+    const names = await readdir(this.dir);
+    const sizes = await Promise.all(names.map((name) => stat(join(this.dir, name)).then((info) => (info.isFile() ? info.size : 0), () => 0)));
+    return sizes.reduce((sum, size) => sum + size, 0);
   }
 
   async close(): Promise<void> {

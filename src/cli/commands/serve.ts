@@ -11,11 +11,12 @@ import { policyFromOptions, schemaFilesOf, withPolicyOptions, type PolicyOptions
 import { installSchemaFiles, withSchemaFileOption, type SchemaOptions } from '../options/schema.js';
 import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../options/schemes.js';
 import { tlsConfig, withTlsOptions, type TlsOptions } from '../options/tls.js';
+import { monitoringFromOptions, withMonitoringOptions, type MonitoringOptions } from '../options/monitoring.js';
 
 /** More threads than this gains nothing but memory on any machine we know of. */
 const MAX_THREADS = 64;
 
-interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOptions, SchemaOptions {
+interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOptions, SchemaOptions, MonitoringOptions {
   host: string;
   port: number;
   'base-dn': string;
@@ -30,7 +31,7 @@ interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOption
 }
 
 function builder(yargs: Argv): Argv<ServeArgs> {
-  return withSchemaFileOption(withLimitOptions(withPolicyOptions(withTlsOptions(withDataOption(withSchemeOptions(yargs))))))
+  return withMonitoringOptions(withSchemaFileOption(withLimitOptions(withPolicyOptions(withTlsOptions(withDataOption(withSchemeOptions(yargs)))))))
     .option('host', { type: 'string', default: '127.0.0.1', requiresArg: true, describe: 'address to listen on' })
     .option('port', { type: 'number', default: 1389, requiresArg: true, describe: 'LDAP port (0: any free port)' })
     .option('base-dn', { type: 'string', default: 'dc=example,dc=com', requiresArg: true, describe: 'naming context announced in the root DSE' })
@@ -73,13 +74,16 @@ async function handler(args: ServeArgs): Promise<void> {
   const registry = await registryFromOptions(args);
   const tls = await tlsConfig(args);
   const policy = await policyFromOptions(args);
+  const monitoring = await monitoringFromOptions(args, args.config);
   const started = await startServer({
+    ...(monitoring.metrics && { metrics: monitoring.metrics }),
     dataDir: args.data, cacheMb: args['cache-mb'], registry, defaultScheme: policy.defaultScheme, policy, allowClearDefault: args['allow-clear-default'],
     adminPassword: await adminPassword(args), logLevel: args['log-level'], schemaFiles, ...(threads !== undefined && { threads }),
     config: {
       host: args.host, port: args.port, baseDn: args['base-dn'], adminDn: args['admin-dn'], anonymousRead: args['anonymous-read'],
       limits: limitsFromOptions(args),
       ...(tls && { tls }), requireTlsForBinds: args['require-tls-for-binds'], memberOfNested: args['memberof-nested'],
+      monitorAccess: monitoring.monitorAccess,
     },
   });
   if (started.generatedAdminPassword) {

@@ -12,6 +12,7 @@ import { dirname, resolve } from 'node:path';
 import { CliError } from '../support/errors.js';
 import { parseParams } from './schemes.js';
 import { errorMessage, errorCode } from '../../errors.js';
+import { MONITORING_KEYS } from './monitoring-keys.js';
 
 export interface PolicyFileOption {
   config?: string;
@@ -57,7 +58,8 @@ function unknownKey(file: string, key: string): CliError {
   return new CliError(`--config ${file}: unknown setting "${key}"${hint}; known: ${POLICY_SETTINGS.map((setting) => setting.key).join(', ')}`);
 }
 
-async function readJson(file: string): Promise<unknown> {
+/** The --config file's JSON (a usage error if it cannot be read or parsed). */
+export async function readJson(file: string): Promise<unknown> {
   let text: string;
   try {
     text = await readFile(file, 'utf8');
@@ -71,8 +73,8 @@ async function readJson(file: string): Promise<unknown> {
   }
 }
 
-/** Keys of the config file that are not password policy: the schema files serve loads (--schema). */
-const SERVER_KEYS = new Set(['schema']);
+/** Keys of the config file that are not password policy: the schema files serve loads (--schema), monitoring (monitoring.ts). */
+const SERVER_KEYS = new Set(['schema', ...MONITORING_KEYS]);
 
 /** The "schema" key of a config file: the files, relative to the config file's folder. */
 export async function schemaFilesOf(file: string | undefined): Promise<string[]> {

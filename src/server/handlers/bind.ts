@@ -16,6 +16,7 @@ import { ResultCode, checkPasswordPolicyRequest, encodePasswordPolicyResponse, P
 import type { OperationContext, Reply } from '../context.js';
 import type { BindRequest, Control } from '../../protocol/types.js';
 import { requestControl } from '../controls.js';
+import { SLOT, type BindResult } from '../monitor/stats.js';
 
 const NOT_V3: Reply = { code: ResultCode.protocolError, message: 'only LDAPv3 is supported' };
 const SASL_UNSUPPORTED: Reply = { code: ResultCode.authMethodNotSupported, message: 'SASL mechanisms are not supported' };
@@ -37,10 +38,12 @@ const POLICY_CONTROLS = {
   accountLocked: { type: PASSWORD_POLICY_OID, critical: false, value: encodePasswordPolicyResponse({ error: 'accountLocked' }) },
 } as const satisfies Record<string, Control>;
 
-/** The bind's answer, and whether the password was right for an account locked meanwhile. */
+/** The bind's answer, whether the password was right for an account locked meanwhile, the scheme verified and whether the cache answered. */
 interface Outcome {
   readonly reply: Reply;
   readonly accountLocked?: boolean;
+  readonly scheme?: string;
+  readonly cached?: boolean;
 }
 
 async function authenticateBind(request: BindRequest, context: OperationContext): Promise<Outcome> {
@@ -52,16 +55,28 @@ async function authenticateBind(request: BindRequest, context: OperationContext)
   const { bindNames, policy } = context.server;
   const parsed = bindNames.parse(request.name);
   const verdict = await policy.authenticator.authenticate(parsed, authentication.password);
-  if (verdict.result === 'invalid') return { reply: INVALID, accountLocked: verdict.accountLocked === true };
+  const { scheme, cached } = verdict;
+  if (verdict.result === 'invalid') return { reply: INVALID, accountLocked: verdict.accountLocked === true, scheme, cached };
   bindNames.bound(request.name, parsed);
   context.session.bindAs(parsed.pretty, verdict.isAdmin, parsed.normalized);
-  return { reply: { code: ResultCode.success, scheme: verdict.scheme, cached: verdict.cached } };
+  return { reply: { code: ResultCode.success, scheme, cached: cached === true }, scheme, cached };
+}
+
+const resultOf = (code: number): BindResult => (code === ResultCode.success ? 'success' : code === ResultCode.invalidCredentials ? 'invalid' : 'other');
+
+/** Counts the bind for monitoring: by scheme and result, its latency, the verified-bind cache's answer. */
+function count(context: OperationContext, outcome: Outcome): void {
+  const { stats } = context.server.monitor;
+  stats.bind(stats.schemeOf(outcome.scheme), resultOf(outcome.reply.code), (performance.now() - context.started) / 1000);
+  if (outcome.cached !== undefined) stats.add(outcome.cached ? SLOT.bindCacheHits : SLOT.bindCacheMisses);
 }
 
 export async function bind(request: BindRequest, context: OperationContext): Promise<Reply> {
   const policyRequest = requestControl(request, PASSWORD_POLICY_OID);
   if (policyRequest) checkPasswordPolicyRequest(policyRequest.value);
-  const { reply, accountLocked } = await authenticateBind(request, context);
+  const outcome = await authenticateBind(request, context);
+  count(context, outcome);
+  const { reply, accountLocked } = outcome;
   if (!policyRequest) return reply;
   return { ...reply, controls: [accountLocked ? POLICY_CONTROLS.accountLocked : POLICY_CONTROLS.none] };
 }

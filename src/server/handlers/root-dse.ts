@@ -12,6 +12,7 @@ import { supportedExtensions } from './extended.js';
 import type { OperationContext, Reply } from '../context.js';
 import { supportedControls } from '../controls.js';
 import { assertionOf } from '../assertion.js';
+import { MONITOR_DN } from '../monitor/tree.js';
 
 /** supportedFeatures (RFC 4512 5.1.5): what the server does that has a feature OID. */
 const SUPPORTED_FEATURES = [
@@ -36,6 +37,7 @@ async function rootDseEntry(context: OperationContext): Promise<Entry> {
       { name: 'vendorName', values: text('leveldap') },
       { name: 'vendorVersion', values: text(vendorVersion) },
       { name: 'subschemaSubentry', values: text(SUBSCHEMA_DN) },
+      { name: 'monitorContext', values: text(MONITOR_DN) },
     ],
   };
 }

@@ -54,7 +54,12 @@ export function pagingOf(request: SearchRequest, context: OperationContext, limi
 }
 
 function finished(): Reply {
-  return { code: ResultCode.success, entries: 0, controls: [pagedControl(Buffer.alloc(0))] };
+  return onePage(0);
+}
+
+/** A paged search answered in one page (all `sent` entries): the control with an empty cookie. */
+export function onePage(sent: number): Reply {
+  return { code: ResultCode.success, entries: sent, controls: [pagedControl(Buffer.alloc(0))] };
 }
 
 function pagedControl(cookie: Buffer) {

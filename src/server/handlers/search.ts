@@ -19,8 +19,16 @@ import { pagingOf, pagedReply, type Paging } from './search-paging.js';
 import type { Matched } from '../net/paged-searches.js';
 import { rootDse } from './root-dse.js';
 import { subschema } from './subschema.js';
+import { inMonitor, monitor } from './monitor.js';
 import { memberOfValues } from '../member-of.js';
 import { assertionOf, requireAssertion } from '../assertion.js';
+
+/** The base's normalized DN when it is cn=Monitor or below (--monitor-access decides who reads it), else undefined. */
+function monitorKeyOf(base: string): string | undefined {
+  if (!/monitor/i.test(base)) return undefined;
+  const key = normalizeDn(parseDn(base));
+  return inMonitor(key) ? key : undefined;
+}
 
 /** The smaller of the client's limit and the server's, 0 meaning none. */
 function effectiveLimit(client: number, server: number): number {
@@ -146,6 +154,8 @@ export async function search(request: SearchRequest, context: OperationContext):
   const refusal = oversizedFilter(request, context);
   if (refusal) return refusal;
   if (request.base === '' && request.scope === 'base') return rootDse(request, context);
+  const monitorBase = monitorKeyOf(request.base);
+  if (monitorBase !== undefined) return monitor(request, context, monitorBase);
   requireAccess(session, server.config, '', 'readEntry');
   const base = parseDn(request.base);
   if (normalizeDn(base) === SUBSCHEMA_KEY) return subschema(request, context);

@@ -24,6 +24,8 @@ import { Session } from './session.js';
 import { PeerWatch } from './native-sys.js';
 import { weightOf } from '../threads/load.js';
 import { isStartTls, START_TLS_ACCEPTED, startTlsRefusal } from '../handlers/start-tls.js';
+import type { ConnectionRecord, MonitoredConnection } from '../monitor/connections.js';
+import { kindIndex, SLOT, type ThreadStats } from '../monitor/stats.js';
 
 export interface Transport {
   readonly secure?: boolean;
@@ -32,6 +34,8 @@ export interface Transport {
   readonly reserve?: boolean;
   /** The TCP socket under a TLS one (LDAPS); the socket itself otherwise. */
   readonly tcp?: Socket;
+  /** The URL of the listener that accepted it (cn=Monitor's monitorConnectionListener). */
+  readonly listener?: string;
 }
 
 /** The answer to an operation that arrives while the server stops. */
@@ -44,7 +48,9 @@ const WRITE_STALL_MS = 60_000;
 const RESERVE_BIND_MS = 10_000;
 const RESERVE_REFUSAL = 'the connection limit is reached; the last connections are kept for the administrator (--reserved-connections)';
 
-export class Connection {
+const EXTENDED = kindIndex('extended');
+
+export class Connection implements MonitoredConnection {
   readonly session: Session;
   /** Resolves when the connection has closed. */
   readonly closed: Promise<void>;
@@ -77,6 +83,19 @@ export class Connection {
   /** Called by the thread's load when operations finish, if this connection waited for room. */
   private readonly wake = (): void => this.pump();
   private markClosed!: () => void;
+  /** This thread's counters (cn=Monitor, /metrics). */
+  private readonly stats: ThreadStats;
+  /** For cn=Connections: when it opened and last sent a message, what it sent and what finished. */
+  private readonly startTime = Date.now();
+  private activityTime = this.startTime;
+  private opsReceived = 0;
+  private opsCompleted = 0;
+  private readonly listener: string;
+  /** What handlers send through OperationContext.send: search entries. */
+  private readonly sendEntry = (message: Buffer): Promise<void> => {
+    this.stats.add(SLOT.entriesSent);
+    return this.send(message);
+  };
 
   /**
    * `secure`: the socket is TLS already (LDAPS); `startTls`: the certificate StartTLS uses (without
@@ -88,6 +107,8 @@ export class Connection {
     this.session = new Session(id, `${socket.remoteAddress}:${socket.remotePort}`, limits.maxPagedSearches);
     this.session.secure = secure;
     this.startTlsContext = transport.startTls;
+    this.stats = server.monitor.stats;
+    this.listener = transport.listener ?? '';
     this.onReserve = transport.reserve ?? false;
     if (this.onReserve) this.reserveTimer = setTimeout(() => this.disconnect(ResultCode.busy, RESERVE_REFUSAL), RESERVE_BIND_MS).unref();
     this.tcp = transport.tcp ?? socket;
@@ -101,6 +122,7 @@ export class Connection {
     socket.setNoDelay(true);
     this.socket = socket;
     this.attach(socket);
+    server.monitor.connections.add(this);
     server.log.debug({ conn: id, remote: this.session.remote, secure }, 'connection opened');
   }
 
@@ -140,6 +162,9 @@ export class Connection {
   private readonly takeFrame = (frame: Buffer): boolean => {
     this.idleTimer.touch();
     const arrived = this.clock();
+    this.stats.received(frame.length);
+    this.opsReceived += 1;
+    this.activityTime = this.server.monitor.coarseNow;
     const head = this.queue.length === 0 ? undefined : peekRequest(frame);
     if (!head || head.kind === 'unbind' || head.kind === 'abandon' || head.kind === 'extended') this.accept(decodeRequest(frame), arrived);
     else this.queueFrame(head as RequestHead & { kind: AnsweredRequest['kind'] }, frame, arrived);
@@ -167,6 +192,10 @@ export class Connection {
    * the operations they are meant to stop); an extended request is queued or starts TLS.
    */
   private accept(request: Request, arrived: number): void {
+    if (request.kind === 'unbind' || request.kind === 'abandon') {
+      this.stats.unanswered(kindIndex(request.kind));
+      this.opsCompleted += 1;
+    }
     if (request.kind === 'unbind') {
       this.close();
       return;
@@ -218,6 +247,9 @@ export class Connection {
       if (error) raw.destroy();
       else this.continueOverTls(raw, early, context);
     });
+    this.stats.initiated(EXTENDED);
+    this.stats.completed(EXTENDED, START_TLS_ACCEPTED.code);
+    this.opsCompleted += 1;
     logOperation(this.server.log, this.session, request, START_TLS_ACCEPTED, { waited: 0, ran: 0 });
   }
 
@@ -278,22 +310,30 @@ export class Connection {
 
   /** Runs one operation that arrived at `arrived` (this.clock()), answers it and logs it. */
   private async run(request: AnsweredRequest, arrived: number, answer = perform): Promise<void> {
-    const started = this.clock();
+    const started = performance.now(); // always: the bind latency counted for monitoring starts here
     const weight = weightOf(request);
     this.weightInFlight += weight;
     this.server.load.started(weight);
     const signal = this.session.start(request.messageId, request.kind === 'bind');
-    const context: OperationContext = { server: this.server, session: this.session, signal, send: (message) => this.send(message) };
+    const context: OperationContext = { server: this.server, session: this.session, signal, send: this.sendEntry, started };
+    const kind = kindIndex(request.kind);
+    let answered = false;
+    this.stats.initiated(kind);
     try {
       const reply = await answer(request, context);
       if (reply === undefined || signal.aborted) return;
       const keep = request.kind !== 'bind' || this.afterBind(reply);
+      // Counted before it is written: a client that reads cn=Monitor after the answer finds it counted.
+      answered = true;
+      this.stats.completed(kind, reply.code);
       await this.send(encodeReply(request, reply));
-      logOperation(this.server.log, this.session, request, reply, { waited: started - arrived, ran: this.clock() - started });
+      logOperation(this.server.log, this.session, request, reply, { waited: started - arrived, ran: performance.now() - started });
       if (!keep) this.disconnect(ResultCode.busy, RESERVE_REFUSAL);
     } catch (error) {
       if (!(error instanceof Abandoned)) this.server.log.error({ err: error, conn: this.session.id }, 'cannot answer');
     } finally {
+      if (!answered) this.stats.ended();
+      this.opsCompleted += 1;
       this.weightInFlight -= weight;
       this.server.load.finished(weight);
       this.idleTimer.touch();
@@ -325,6 +365,7 @@ export class Connection {
    */
   private async send(message: Buffer): Promise<void> {
     if (this.socket.destroyed) throw new Abandoned();
+    this.stats.sent(message.length);
     if (this.socket.write(message)) return;
     const waiting = new AbortController();
     const stall = setTimeout(() => this.disconnect(ResultCode.unavailable, 'client stopped reading'), WRITE_STALL_MS);
@@ -349,6 +390,17 @@ export class Connection {
   private onIdle(): void {
     if (this.idle) this.disconnect(ResultCode.unavailable, 'idle timeout');
     else this.idleTimer.touch();
+  }
+
+  /** What cn=Connections shows of this connection (OpenLDAP's monitorConnection attributes). */
+  describe(thread: number): ConnectionRecord {
+    const executing = this.session.outstanding;
+    return {
+      id: this.session.id, thread, peer: `IP=${this.session.remote}`, local: `IP=${this.tcp.localAddress}:${this.tcp.localPort}`,
+      listener: this.listener, boundDn: this.session.dn, normalizedDn: this.session.normalizedDn,
+      opsReceived: this.opsReceived, opsExecuting: executing, opsPending: this.queue.length, opsCompleted: this.opsCompleted,
+      startTime: this.startTime, activityTime: this.activityTime,
+    };
   }
 
   /** Notice of disconnection (RFC 4511 4.4.1), then close. */
@@ -380,6 +432,7 @@ export class Connection {
     clearTimeout(this.reserveTimer);
     this.server.scheduler.drop(this.session.id);
     this.session.abandonAll();
+    this.server.monitor.connections.remove(this);
     this.server.log.debug({ conn: this.session.id }, 'connection closed');
     this.markClosed();
   }

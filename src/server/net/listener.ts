@@ -21,6 +21,7 @@ import { Connection } from './connection.js';
 import { COUNTER } from '../threads/counters.js';
 import { listenOn } from './listen-socket.js';
 import { MemoryReclaimer } from './memory-reclaim.js';
+import { SLOT } from '../monitor/stats.js';
 
 export interface RunningServer {
   readonly port: number;
@@ -108,6 +109,12 @@ function refuser(): (socket: net.Socket, message: string, tell: boolean) => void
   };
 }
 
+/** ldap://127.0.0.1:1389/, as slapd writes a listener's labeledURI. */
+export function listenerUrl(scheme: 'ldap' | 'ldaps', address: net.AddressInfo): string {
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  return `${scheme}://${host}:${address.port}/`;
+}
+
 function closeListener(server: net.Server): Promise<unknown> {
   return new Promise((resolve) => server.close(resolve));
 }
@@ -122,24 +129,34 @@ export async function listen(context: ServerContext, share: ThreadShare = SOLE_T
   const reclaimer = new MemoryReclaimer(context.log);
   const refuse = refuser();
   const { limits } = context.config;
+  const { stats } = context.monitor;
+  /** Each listener's URL once bound (cn=Monitor's monitorConnectionListener). */
+  const urls: string[] = [];
   const open = (socket: net.Socket, listener: number, wrap: (socket: net.Socket) => net.Socket) => {
     const admission = admit(context.counters, listener, limits);
     if (admission === 'refused') {
+      stats.add(SLOT.connectionsRefusedCap);
       socket.destroy();
       return;
     }
     const address = clientAddress(socket.remoteAddress);
     if (!addresses.admit(address, limits.maxConnectionsPerAddress)) {
+      stats.add(SLOT.connectionsRefusedAddress);
       Atomics.sub(context.counters, listener, 1);
       context.log.info({ remote: address }, PER_ADDRESS_REFUSAL);
       refuse(socket, PER_ADDRESS_REFUSAL, listener === LDAP); // LDAPS clients expect a TLS handshake, not a notice
       return;
     }
     socket.setKeepAlive(true, KEEPALIVE_MS);
-    const transport = { secure: listener === LDAPS, reserve: admission === 'reserve', tcp: socket, ...(secureContext && { startTls: secureContext }) };
+    const transport = {
+      secure: listener === LDAPS, reserve: admission === 'reserve', tcp: socket, listener: urls[listener] ?? '', ...(secureContext && { startTls: secureContext }),
+    };
+    stats.add(SLOT.connectionsAccepted);
+    stats.add(SLOT.connectionsCurrent);
     const connection = new Connection(wrap(socket), context, (nextId += share.threads), transport);
     connections.add(connection);
     void connection.closed.then(() => {
+      stats.add(SLOT.connectionsCurrent, -1);
       connections.delete(connection);
       addresses.release(address);
       Atomics.sub(context.counters, listener, 1);
@@ -148,6 +165,8 @@ export async function listen(context: ServerContext, share: ThreadShare = SOLE_T
   };
   const plain = net.createServer((socket) => open(socket, LDAP, (raw) => raw));
   const address = await bindListener(plain, context, context.config.port, share.sockets?.ldap);
+  urls[LDAP] = listenerUrl('ldap', address);
+  context.monitor.listeners.push(urls[LDAP]);
   let ldaps: { server: net.Server; port: number } | undefined;
   if (secureContext && certificate?.ldapsPort !== undefined) {
     const server = net.createServer((socket) => open(socket, LDAPS, (raw) => new tls.TLSSocket(raw, { isServer: true, secureContext })));
@@ -156,6 +175,8 @@ export async function listen(context: ServerContext, share: ThreadShare = SOLE_T
       throw error;
     });
     ldaps = { server, port: bound.port };
+    urls[LDAPS] = listenerUrl('ldaps', bound);
+    context.monitor.listeners.push(urls[LDAPS]);
   }
   return {
     port: address.port,

@@ -46,7 +46,7 @@ async function serve(setup: ThreadSetup, relay: LogRelay, log: Logger): Promise<
     threads: { sharedLocks: setup.sharedLocks, writeGate: setup.writeGate, owner: slotOwner(setup.thread) },
   });
   const registry = await registryFromRecipe(setup.recipe, log);
-  const context = buildContext(reviveSeed(setup.seed), store, registry, log, setup.counters);
+  const context = buildContext(reviveSeed(setup.seed), store, registry, log, setup.counters, setup.thread);
   const server = await listen(context, {
     sockets: setup.sockets, thread: setup.thread, threads: setup.threads, addressCounts: setup.addressCounts,
   });
@@ -55,6 +55,7 @@ async function serve(setup: ThreadSetup, relay: LogRelay, log: Logger): Promise<
       try {
         await server.stop(stop.graceMillis);
         await context.policy.background.drain();
+        context.monitor.close();
       } catch (error) {
         log.error({ err: error }, 'stopping this thread failed');
       } finally {

@@ -6,7 +6,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ACCESS, readable, readRightFor, type Identity } from '../../../src/server/access.js';
+import { ACCESS, MONITOR_ACCESS, MONITOR_ACCESS_CHOICES, monitorRule, readable, readRightFor, requireMonitorAccess, type Identity } from '../../../src/server/access.js';
+import { DirectoryError } from '../../../src/store/index.js';
 import { attributeType } from '../../../src/store/index.js';
 
 const ENTRY = 'uid=user.1,ou=people,dc=example,dc=com';
@@ -52,4 +53,21 @@ test('readable: what each requester sees of an entry', () => {
     for (const name of [...NAMES_OF_STATE, 'userPassword']) assert.ok(!sees(who, name), `${who}: ${name}`);
     for (const name of ['cn', 'createTimestamp', 'entryUUID']) assert.ok(sees(who, name), `${who}: ${name}`);
   }
+});
+
+test('cn=Monitor: who reads it under each --monitor-access, and whose bound DNs they see', () => {
+  const anonymous: Identity = { isAdmin: false, normalizedDn: '' };
+  const someone: Identity = { isAdmin: false, normalizedDn: ENTRY };
+  const admin: Identity = { isAdmin: true, normalizedDn: 'cn=directory manager' };
+  const readers = (access: (typeof MONITOR_ACCESS_CHOICES)[number]) => [anonymous, someone, admin].map((who) => monitorRule(who, access).read);
+  assert.deepEqual(readers('admin'), [false, false, true]);
+  assert.deepEqual(readers('users'), [false, true, true]);
+  assert.deepEqual(readers('anonymous'), [true, true, true]);
+  for (const access of MONITOR_ACCESS_CHOICES) {
+    assert.equal(MONITOR_ACCESS[access].admin.boundDns, 'all', 'the admin sees every bound DN');
+    assert.equal(MONITOR_ACCESS[access].user.boundDns, 'own', 'a user never sees another user\'s');
+    assert.equal(MONITOR_ACCESS[access].anonymous.boundDns, 'own');
+  }
+  assert.throws(() => requireMonitorAccess(someone, 'admin'), (error: unknown) => error instanceof DirectoryError && error.code === 50 && /--monitor-access admin/.test(error.message));
+  assert.equal(requireMonitorAccess(someone, 'users').boundDns, 'own');
 });

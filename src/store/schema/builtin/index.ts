@@ -10,6 +10,7 @@ import { NIS_SCHEMA } from './nis.js';
 import { RFC2307BIS_SCHEMA } from './rfc2307bis.js';
 import { PPOLICY_SCHEMA } from './ppolicy.js';
 import { LEVELDAP_SCHEMA } from './leveldap.js';
+import { MONITOR_SCHEMA } from './monitor.js';
 
 export interface BuiltinSchemaFile {
   readonly name: string;
@@ -28,5 +29,6 @@ export function builtinSchemaFiles(rfc2307bis = false): readonly BuiltinSchemaFi
     rfc2307bis ? { name: 'rfc2307bis', text: RFC2307BIS_SCHEMA } : { name: 'nis (RFC 2307)', text: NIS_SCHEMA },
     { name: 'ppolicy', text: PPOLICY_SCHEMA },
     { name: 'leveldap', text: LEVELDAP_SCHEMA },
+    { name: 'monitor (OpenLDAP back-monitor)', text: MONITOR_SCHEMA },
   ];
 }

@@ -1,0 +1,48 @@
+/** serve's monitoring flags and --config keys (src/cli/options/monitoring.ts): defaults, the file, flags over the file, usage errors. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { monitoringFromOptions } from '../../../src/cli/options/monitoring.js';
+import { readPolicyFile } from '../../../src/cli/options/policy.js';
+import { CliError } from '../../../src/cli/support/errors.js';
+
+async function withConfig(settings: unknown, body: (file: string) => Promise<void>): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), 'leveldap-monitoring-'));
+  try {
+    const file = join(dir, 'config.json');
+    await writeFile(file, JSON.stringify(settings));
+    await body(file);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+test('by default: cn=Monitor for the admin, no metrics endpoint', async () => {
+  assert.deepEqual(await monitoringFromOptions({}, undefined), { monitorAccess: 'admin' });
+});
+
+test('flags: the access, and the endpoint on loopback unless a host is given', async () => {
+  assert.deepEqual(await monitoringFromOptions({ 'monitor-access': 'users', 'metrics-port': 9389 }, undefined), {
+    monitorAccess: 'users', metrics: { port: 9389, host: '127.0.0.1' },
+  });
+  assert.deepEqual((await monitoringFromOptions({ 'metrics-port': 0, 'metrics-host': '::1' }, undefined)).metrics, { port: 0, host: '::1' });
+});
+
+test('the --config file\'s keys, flags over them; the password policy reader leaves them alone', async () => {
+  await withConfig({ monitorAccess: 'anonymous', metricsPort: 9400, metricsHost: '0.0.0.0', maxFailures: 3 }, async (file) => {
+    assert.deepEqual(await monitoringFromOptions({}, file), { monitorAccess: 'anonymous', metrics: { port: 9400, host: '0.0.0.0' } });
+    assert.deepEqual(await monitoringFromOptions({ 'monitor-access': 'admin', 'metrics-port': 1 }, file), {
+      monitorAccess: 'admin', metrics: { port: 1, host: '0.0.0.0' },
+    });
+    assert.deepEqual(await readPolicyFile(file), { maxFailures: 3 });
+  });
+});
+
+test('wrong values are usage errors naming the flag or the key', async () => {
+  await assert.rejects(monitoringFromOptions({ 'metrics-port': 70_000 }, undefined), (error: unknown) => error instanceof CliError && /--metrics-port/.test(error.message));
+  await withConfig({ monitorAccess: 'everyone' }, async (file) => {
+    await assert.rejects(monitoringFromOptions({}, file), (error: unknown) => error instanceof CliError && /"monitorAccess"/.test(error.message));
+  });
+});

@@ -15,7 +15,8 @@ import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { findProgram } from '../../src/harness/slapd.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
-import { ldapTool, parseLdifOutput, valuesOf, RawConnection, type Credentials } from '../helpers/ldap-client.js';
+import { parseLdifOutput, valuesOf, RawConnection } from '../helpers/ldap-client.js';
+import { adminClient as client, adminTool as tool, type AdminClient as Client } from '../helpers/admin-client.js';
 import { answer, bindRequest, exchange, modifyDnRequest } from '../helpers/ldap-requests.js';
 
 const BASE = 'dc=example,dc=com';
@@ -34,17 +35,6 @@ const person = (dn: string) => {
 };
 const group = (dn: string, members: readonly string[]) => ldif(`dn: ${dn}`, 'objectClass: groupOfNames', `cn: ${dn.slice(3, dn.indexOf(','))}`, ...members.map((member) => `member: ${member}`));
 const lower = (dns: readonly string[]) => dns.map((dn) => dn.toLowerCase()).sort();
-
-interface Client {
-  readonly server: LeveldapServer;
-  readonly admin: Credentials;
-}
-
-function client(server: LeveldapServer): Client {
-  return { server, admin: { dn: server.adminDn, passwordFile: server.adminPasswordFile } };
-}
-
-const tool = ({ server, admin }: Client, name: string, args: readonly string[], input?: string) => ldapTool(name, server.url, args, admin, input);
 
 /** The DNs (lower-case, sorted) a search finds; [] when the base does not exist (32). */
 async function search(c: Client, base: string, filter = '(objectClass=*)', scope = 'sub'): Promise<string[]> {

@@ -9,10 +9,10 @@
 import { test, describe, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  DirectoryError, DirectoryStore, addEntry, deleteEntry, dnKey, parseDn, renameEntry, values,
-  type Entry, type IndexHint, type Scope,
+  DirectoryStore, addEntry, deleteEntry, dnKey, parseDn, renameEntry, values,
+  type DirectoryError, type Entry, type IndexHint,
 } from '../../../src/store/index.js';
-import { BASE, PEOPLE, assertConsistent, entry, person, tempDir } from '../../helpers/store.js';
+import { BASE, PEOPLE, assertConsistent, dns, entry, person, rejectsWith, tempDir } from '../../helpers/store.js';
 
 const PEOPLE_DN = 'ou=People,dc=example,dc=com';
 const GROUPS_DN = 'ou=Groups,dc=example,dc=com';
@@ -35,19 +35,14 @@ function rename(store: DirectoryStore, dn: string, rdn: string, newSuperior?: st
     { ...ADMIN, ...more });
 }
 
-async function dns(store: DirectoryStore, base: string, scope: Scope, hint?: IndexHint): Promise<string[]> {
-  const found: string[] = [];
-  for await (const candidate of store.search(base, scope, hint)) found.push(candidate.dn);
-  return found.sort();
-}
-
-function rejectsWith(code: number, promise: Promise<unknown>, message?: RegExp): Promise<void> {
-  return assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof DirectoryError, `a DirectoryError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    if (message) assert.match(error.message, message);
-    return true;
-  });
+/** A new database holding dc=example,dc=com, ou=People and ou=Groups. */
+async function openTree(prefix: string): Promise<{ dir: Awaited<ReturnType<typeof tempDir>>; store: DirectoryStore }> {
+  const dir = await tempDir(prefix);
+  const store = await DirectoryStore.open(dir.path);
+  await store.add(BASE, { allowNewSuffix: true, actor: 'cn=admin' });
+  await store.add(PEOPLE, ADMIN);
+  await store.add(unit('Groups', 'dc=example,dc=com'), ADMIN);
+  return { dir, store };
 }
 
 /** The groups naming an entry (their DNs as written), read from the r keys: its memberOf. */
@@ -98,11 +93,7 @@ describe('modify DN of a subtree', () => {
   let store: DirectoryStore;
 
   beforeEach(async () => {
-    dir = await tempDir('leveldap-subtree-');
-    store = await DirectoryStore.open(dir.path);
-    await store.add(BASE, { allowNewSuffix: true, actor: 'cn=admin' });
-    await store.add(PEOPLE, ADMIN);
-    await store.add(unit('Groups', 'dc=example,dc=com'), ADMIN);
+    ({ dir, store } = await openTree('leveldap-subtree-'));
     for (const n of [1, 2]) await store.add(person(n), ADMIN);
     await addSales(store);
     await store.add(group('all', GROUPS_DN, [`uid=e0,ou=East,${SALES}`, `uid=e1,ou=East,${SALES}`, `uid=w1,ou=West,${SALES}`, SALES, `uid=user.1,${PEOPLE_DN}`]), ADMIN);
@@ -282,11 +273,7 @@ describe('modify DN of a subtree, racing other writes', () => {
   let store: DirectoryStore;
 
   beforeEach(async () => {
-    dir = await tempDir('leveldap-subtree-race-');
-    store = await DirectoryStore.open(dir.path);
-    await store.add(BASE, { allowNewSuffix: true, actor: 'cn=admin' });
-    await store.add(PEOPLE, ADMIN);
-    await store.add(unit('Groups', 'dc=example,dc=com'), ADMIN);
+    ({ dir, store } = await openTree('leveldap-subtree-race-'));
   });
 
   afterEach(async () => {

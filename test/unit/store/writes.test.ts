@@ -8,11 +8,11 @@ import { test, describe, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   addEntry, deleteEntry, modifyEntry, parseDn, renameEntry, values, DirectoryError, DirectoryStore,
-  type Entry, type IndexHint, type Modification, type Scope,
+  type Entry, type IndexHint, type Modification,
 } from '../../../src/store/index.js';
 import { KeyedMutex, SharedSlots, slotOf } from '../../../src/store/mutex.js';
 import { Worker } from 'node:worker_threads';
-import { BASE, PEOPLE, assertConsistent, entry, person, tempDir } from '../../helpers/store.js';
+import { BASE, PEOPLE, assertConsistent, dns, entry, person, rejectsWith, tempDir } from '../../helpers/store.js';
 
 const PEOPLE_DN = 'ou=People,dc=example,dc=com';
 const GROUPS_DN = 'ou=Groups,dc=example,dc=com';
@@ -20,22 +20,6 @@ const userDn = (n: number) => `uid=user.${n},${PEOPLE_DN}`;
 const ADMIN = { actor: 'cn=admin' };
 const text = (found: Entry | undefined, name: string): string[] => (found ? values(found, name).map((v) => v.toString()) : []);
 const change = (op: Modification['op'], attribute: string, ...vals: string[]): Modification => ({ op, attribute, values: vals.map((v) => Buffer.from(v)) });
-
-function rejectsWith(code: number, promise: Promise<unknown>, message?: RegExp, matchedDn?: string): Promise<void> {
-  return assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof DirectoryError, `a DirectoryError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    if (message) assert.match(error.message, message);
-    if (matchedDn !== undefined) assert.equal(error.matchedDn, matchedDn);
-    return true;
-  });
-}
-
-async function dns(store: DirectoryStore, base: string, scope: Scope, hint?: IndexHint): Promise<string[]> {
-  const found: string[] = [];
-  for await (const candidate of store.search(base, scope, hint)) found.push(candidate.dn);
-  return found.sort();
-}
 
 const byCn = (value: string): IndexHint => ({ equality: { attribute: 'cn', value: Buffer.from(value) } });
 const byUid = (value: string): IndexHint => ({ equality: { attribute: 'uid', value: Buffer.from(value) } });

@@ -10,10 +10,13 @@
  * Locks (mutex.ts): every entry of the subtree under its old and its new name, the new parent
  * and the groups outside the subtree naming DNs in it, taken together in sorted order, so two
  * writes never wait for each other. The subtree's keys are read before the locks and again
- * under them; an entry added in between (its parent was not locked yet) has its locks missing,
- * so the locks are let go and taken again with it, up to LOCK_ATTEMPTS times (then busy).
- * Holding them, no entry can be added below, renamed or deleted inside the subtree (an add
- * takes its parent's lock, a rename and a delete the entry's), and nothing is left behind.
+ * under them; the locks of entries added in between (their parents were not locked yet) are
+ * taken too if they are free at once (tryAdd, which never waits, so no deadlock), and the keys
+ * read again, until none is new. When such a lock is not free (a write to the new entry is
+ * running), every lock is let go and all are taken again with it, up to LOCK_ATTEMPTS times
+ * (then busy). Holding them, no entry can be added below, renamed or deleted inside the
+ * subtree (an add takes its parent's lock, a rename and a delete the entry's), and nothing is
+ * left behind.
  *
  * Limits: more than `maxEntries` entries (the renamed one included) is unwillingToPerform,
  * more than `maxGroups` groups to rewrite is adminLimitExceeded (groups.ts), both before any
@@ -31,7 +34,7 @@ import { del, placementOps, put, removalOps, type BatchOp, type DirectoryStore }
 /** Entries one modify DN may move, the renamed one included: serve's --max-subtree-rename default. */
 export const DEFAULT_MAX_SUBTREE_RENAME = 10_000;
 
-/** How many times the locks are taken again when entries are added to the subtree while they are taken. */
+/** How many times every lock is taken again when an entry added to the subtree meanwhile has its lock held. */
 const LOCK_ATTEMPTS = 5;
 
 export interface SubtreeLimits {
@@ -118,14 +121,18 @@ export async function lockSubtree<T>(
     const groups = await namingGroups(store, move, keys.length, limits.maxGroups);
     const taken = new Set([move.oldKey, ...keys]);
     const lockKeys = [...taken, ...[...taken].map((key) => move.keyOf(key)), newParentKey, ...groups];
-    const outcome = await store.locks.run<{ added: string[] } | { result: T }>(lockKeys, async () => {
-      const held = await subtreeKeys(store, move, limits.maxEntries);
-      if (held.some((key) => !taken.has(key))) return { added: held };
-      return { result: await critical({ keys: held, groups }) };
+    const outcome = await store.locks.run<{ added: string[] } | { result: T }>(lockKeys, async (held) => {
+      for (;;) {
+        const now = await subtreeKeys(store, move, limits.maxEntries);
+        const added = now.filter((key) => !taken.has(key));
+        if (added.length === 0) return { result: await critical({ keys: now, groups }) };
+        if (!held.tryAdd([...added, ...added.map((key) => move.keyOf(key))])) return { added: now };
+        for (const key of added) taken.add(key);
+      }
     });
     if ('result' in outcome) return outcome.result;
     if (attempt === LOCK_ATTEMPTS) {
-      throw new DirectoryError('busy', `entries kept being added below ${formatDn(move.dn)} while it was being renamed; try again`);
+      throw new DirectoryError('busy', `entries kept being added and written to below ${formatDn(move.dn)} while it was being renamed; try again`);
     }
     keys = outcome.added;
   }

@@ -17,7 +17,7 @@ import { findProgram } from '../../src/harness/slapd.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { parseLdifOutput, valuesOf, RawConnection } from '../helpers/ldap-client.js';
 import { adminClient as client, adminTool as tool, type AdminClient as Client } from '../helpers/admin-client.js';
-import { answer, bindRequest, exchange, modifyDnRequest } from '../helpers/ldap-requests.js';
+import { addRequest, answer, bindRequest, exchange, modifyDnRequest } from '../helpers/ldap-requests.js';
 
 const BASE = 'dc=example,dc=com';
 const PEOPLE = `ou=People,${BASE}`;
@@ -258,6 +258,70 @@ describe('leveldap serve: a subtree of thousands of entries renamed, and SIGKILL
       }
     }
     assert.ok(torn >= 1, 'at least one kill tore the batch');
+  });
+});
+
+describe('leveldap serve --threads 2: adds under a subtree from 8 connections while it moves', { skip }, () => {
+  const CROWD = `ou=Crowd,${BASE}`;
+  const MOVED = `ou=Crowd,${PEOPLE}`;
+  const CROWD_ENTRIES = 1 + 10 * 151;
+  let server: LeveldapServer;
+
+  before(async () => {
+    const records = [unit(CROWD), ...Array.from({ length: 10 }, (_, u) => unit(`ou=U${u},${CROWD}`))];
+    for (let n = 0; n < 1500; n += 1) records.push(person(`uid=c${n},ou=U${n % 10},${CROWD}`));
+    server = await startLeveldap({ users: 5, ldif: records.join('\n'), args: ['--threads', '2'] });
+  });
+  after(async () => { await server?.stop(); });
+
+  test('every add acknowledged is moved with the subtree, every other one refused (32): no orphan, nothing under the old name', async (t) => {
+    const acked: string[] = [];
+    const refused = new Map<number, number>();
+    let renamed = false;
+    let afterRename = 0;
+    const connections = await Promise.all(Array.from({ length: 8 }, async () => {
+      const connection = await RawConnection.open(server.port);
+      assert.equal((await exchange(connection, 1, bindRequest(1, server.adminDn, server.adminPassword))).code, 0);
+      return connection;
+    }));
+    const adders = connections.map(async (connection, c) => {
+      for (let n = 0, id = 2; afterRename < 40; n += 1, id += 1) {
+        const uid = `racer-${c}-${n}`;
+        const dn = `uid=${uid},ou=U${n % 10},${CROWD}`;
+        connection.write(addRequest(id, dn, [['objectClass', ['account']], ['uid', [uid]]]));
+        const response = await answer(connection, id);
+        assert.ok(response, `no answer to the add of ${dn}`);
+        if (renamed) afterRename += 1;
+        if (response.code === 0) acked.push(dn);
+        else refused.set(response.code!, (refused.get(response.code!) ?? 0) + 1);
+      }
+    });
+    const mover = (async () => {
+      while (acked.length < 40) await new Promise((resolve) => setTimeout(resolve, 5));
+      const connection = await RawConnection.open(server.port);
+      assert.equal((await exchange(connection, 1, bindRequest(1, server.adminDn, server.adminPassword))).code, 0);
+      const response = await exchange(connection, 2, modifyDnRequest(2, CROWD, 'ou=Crowd', true, PEOPLE));
+      renamed = true;
+      connection.destroy();
+      return response;
+    })();
+    const [moved] = await Promise.all([mover, ...adders]);
+    connections.forEach((connection) => connection.destroy());
+    assert.equal(moved.code, 0, moved.message);
+    t.diagnostic(`${acked.length} adds acknowledged, refused: ${JSON.stringify(Object.fromEntries(refused))}`);
+    assert.deepEqual([...refused.keys()], [32], 'the adds after the move find no parent');
+    const c = client(server);
+    assert.deepEqual(await search(c, CROWD), [], 'nothing left under the old name');
+    const all = new Set(await search(c, MOVED));
+    assert.equal(all.size, CROWD_ENTRIES + acked.length);
+    const lost = acked.map((dn) => dn.replace(CROWD, MOVED).toLowerCase()).filter((dn) => !all.has(dn));
+    assert.deepEqual(lost, [], 'every acknowledged add moved with its parent');
+    await new Promise((resolve) => setTimeout(resolve, 200)); // the other thread's log lines come through the first
+    const threads = new Set(server.logs().flatMap((line) => {
+      const record = JSON.parse(line) as { op?: string; thread?: number };
+      return record.op === 'add' ? [record.thread] : [];
+    }));
+    assert.equal(threads.size, 2, 'the adds were served by both threads');
   });
 });
 

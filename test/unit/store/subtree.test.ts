@@ -249,22 +249,38 @@ describe('modify DN of a subtree', () => {
     };
     await rename(store, SALES, 'ou=Revenue');
     await child;
-    assert.equal(attempts, 3, 'the locks were taken again for the late entry, then for its child');
+    assert.equal(attempts, 2, 'the late entry\'s lock was held by the add below it: every lock taken again; the child\'s was free, taken at once');
     assert.deepEqual(await dns(store, SALES, 'sub'), [], 'nothing left under the old DN: no orphan');
     assert.ok(await store.get(`uid=late,ou=Deep,ou=West,${REVENUE}`), 'moved with its parent');
     assert.ok(await store.get(`uid=child,uid=late,ou=Deep,ou=West,${REVENUE}`), 'moved with its parent');
   });
 
-  test('entries added below faster than the locks can be taken: busy (51) after a few attempts, nothing changed', async () => {
+  test('entries added below whose locks stay taken: busy (51) after a few attempts, nothing changed', async () => {
     const run = store.locks.run.bind(store.locks);
     let n = 0;
     store.locks.run = async (keys, critical) => {
-      if (keys.length > 10) await addEntry(store, user(`late${n++}`, `ou=East,${SALES}`), ADMIN);
-      return run(keys, critical);
+      if (keys.length <= 10) return run(keys, critical);
+      await addEntry(store, user(`late${n++}`, `ou=East,${SALES}`), ADMIN);
+      return run(keys, () => critical({ tryAdd: () => false })); // as if a write to each new entry held its lock
     };
-    await rejectsWith(51, rename(store, SALES, 'ou=Revenue'), /kept being added below ou=Sales,dc=example,dc=com/);
+    await rejectsWith(51, rename(store, SALES, 'ou=Revenue'), /kept being added and written to below ou=Sales,dc=example,dc=com/);
     assert.equal(n, 5);
     assert.equal((await dns(store, SALES, 'sub')).length, salesDns(SALES).length + 5);
+  });
+
+  test('entries added below while the locks are being taken, their locks free: taken at once, no second attempt', async () => {
+    const run = store.locks.run.bind(store.locks);
+    let attempts = 0;
+    store.locks.run = async (keys, critical) => {
+      if (keys.length <= 10) return run(keys, critical);
+      attempts += 1;
+      for (let n = 0; n < 20; n += 1) await addEntry(store, user(`new${n}`, `ou=${n % 2 ? 'East' : 'West'},${SALES}`), ADMIN);
+      return run(keys, critical);
+    };
+    await rename(store, SALES, 'ou=Revenue');
+    assert.equal(attempts, 1);
+    assert.equal((await dns(store, REVENUE, 'sub')).length, salesDns(SALES).length + 20);
+    assert.equal(store.locks.size, 0);
   });
 });
 

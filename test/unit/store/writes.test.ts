@@ -321,6 +321,27 @@ describe('KeyedMutex', () => {
     assert.equal(locks.size, 0);
   });
 
+  test('a holder takes more keys at once when each is free (all or none), never waiting, and releases them with the rest', async () => {
+    const locks = new KeyedMutex();
+    let releaseOther!: () => void;
+    const other = locks.run(['busy'], () => new Promise<void>((resolve) => { releaseOther = resolve; }));
+    await locks.run(['a'], async (held) => {
+      assert.equal(held.tryAdd(['b', 'busy']), false, 'one of them is held: none taken');
+      assert.equal(locks.size, 2, 'b was not taken');
+      assert.equal(held.tryAdd(['a', 'b', 'c']), true);
+      let waited = false;
+      const waiter = locks.run(['c'], async () => { waited = true; });
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(waited, false, 'c is held');
+      assert.equal(held.tryAdd(['c']), true, 'already held');
+      void waiter;
+    });
+    assert.equal(await locks.run(['b', 'c'], async () => 'free again'), 'free again');
+    releaseOther();
+    await other;
+    assert.equal(locks.size, 0);
+  });
+
   test('a failing holder releases its keys', async () => {
     const locks = new KeyedMutex();
     await assert.rejects(locks.run(['k'], async () => { throw new Error('boom'); }), /boom/);
@@ -399,6 +420,24 @@ describe('SharedSlots (entry locks across threads)', () => {
     } finally {
       clearInterval(alive);
     }
+  });
+
+  test('a holder takes more slots at once only when they are free; slots it holds count as its own', async () => {
+    const buffer = SharedSlots.allocate();
+    const mine = new SharedSlots(buffer, 1);
+    const theirs = new SharedSlots(buffer, 2);
+    const releaseTheirs = await theirs.acquire(['uid=b']);
+    const held = new Set<number>([slotOf('uid=a')]);
+    const releaseMine = await mine.acquire(['uid=a']);
+    assert.equal(mine.tryAcquire(['uid=c', 'uid=b'], held), undefined, 'uid=b is another thread\'s');
+    assert.equal(mine.held, 2, 'uid=c was not kept');
+    const more = mine.tryAcquire(['uid=a', 'uid=c'], held);
+    assert.ok(more, 'uid=a is held already, uid=c is free');
+    assert.ok(held.has(slotOf('uid=c')));
+    more();
+    releaseMine();
+    releaseTheirs();
+    assert.equal(mine.held, 0);
   });
 
   test('keys that share a slot, taken together and in either order, do not deadlock within a thread', async () => {

@@ -6,7 +6,9 @@
  * a larger subtree (53) and the other refusals stay. Then a subtree of thousands of entries:
  * an acknowledged rename survives kill -9, and a rename killed with SIGKILL while it runs
  * leaves every entry under the old name or every entry under the new one, memberships with it;
- * killed while LevelDB appends the batch to its log, the torn batch is dropped whole.
+ * killed while LevelDB appends the batch to its log, the torn batch is dropped whole. And adds
+ * from 8 connections on two serving threads under a subtree while it moves: each acknowledged
+ * one moved with it, every other one refused (noSuchObject), no orphan.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';

@@ -202,6 +202,8 @@ describe('modify DN of a subtree', () => {
     assert.equal(text(await store.get(`cn=all,${GROUPS_DN}`), 'member')[0], `uid=e0,ou=East,${SALES}`);
     await rename(store, SALES, 'ou=Revenue', undefined, { maxSubtreeEntries: size });
     assert.equal(await store.get(SALES), undefined, 'exactly the limit is allowed');
+    await rename(store, REVENUE, 'ou=Sales', undefined, { maxSubtreeEntries: 0 });
+    assert.equal((await dns(store, SALES, 'sub')).length, size, '0: no limit');
   });
 
   test('past --max-refint-groups (groups outside naming DNs inside) adminLimitExceeded, nothing changed', async () => {

@@ -13,10 +13,10 @@
  * Locks: add takes the entry and its parent (a delete of the parent takes the parent); modify
  * and delete take the entry; rename takes every entry of the subtree under its old and new name
  * and the new parent. So a child cannot be added under a parent being deleted or renamed, and
- * no update is lost. Delete
- * and rename also take the groups naming the entry (read first, each group read again under
- * the locks): a group that starts naming the entry meanwhile is left naming the old DN, as if
- * its write came after, which is allowed (a member DN need not exist).
+ * no update is lost. Delete and rename also take the groups naming the entry (or, for rename,
+ * any DN of the subtree; read first, each group read again under the locks): a group that
+ * starts naming the entry meanwhile is left naming the old DN, as if its write came after,
+ * which is allowed (a member DN need not exist).
  */
 import { formatDn, parseDn, type Dn, type Rdn } from './dn.js';
 import { groupAttributes, type Entry } from './entry.js';

@@ -28,6 +28,7 @@ import { DirectoryError } from './errors.js';
 import { checkRefintGroups, membershipChanges, withMembersRenamed } from './groups.js';
 import { indexChanges } from './indexes.js';
 import { dnKey, inSubtree, parentKeyOf, suffixKey } from './keys.js';
+import type { HeldLocks } from './mutex.js';
 import { withModificationAttributes } from './operational.js';
 import { del, placementOps, put, removalOps, type BatchOp, type DirectoryStore } from './store.js';
 
@@ -121,20 +122,32 @@ export async function lockSubtree<T>(
     const groups = await namingGroups(store, move, keys.length, limits.maxGroups);
     const taken = new Set([move.oldKey, ...keys]);
     const lockKeys = [...taken, ...[...taken].map((key) => move.keyOf(key)), newParentKey, ...groups];
-    const outcome = await store.locks.run<{ added: string[] } | { result: T }>(lockKeys, async (held) => {
-      for (;;) {
-        const now = await subtreeKeys(store, move, limits.maxEntries);
-        const added = now.filter((key) => !taken.has(key));
-        if (added.length === 0) return { result: await critical({ keys: now, groups }) };
-        if (!held.tryAdd([...added, ...added.map((key) => move.keyOf(key))])) return { added: now };
-        for (const key of added) taken.add(key);
-      }
+    const outcome = await store.locks.run(lockKeys, async (held) => {
+      const locked = await lockAdded(store, move, limits.maxEntries, taken, held);
+      return 'added' in locked ? locked : { result: await critical({ keys: locked.keys, groups }) };
     });
     if ('result' in outcome) return outcome.result;
     if (attempt === LOCK_ATTEMPTS) {
       throw new DirectoryError('busy', `entries kept being added and written to below ${formatDn(move.dn)} while it was being renamed; try again`);
     }
     keys = outcome.added;
+  }
+}
+
+/**
+ * Holding the locks of `taken`: the subtree's keys read again, and the locks of those added
+ * meanwhile taken while each is free at once, until none is new; or, when one is not free,
+ * the keys to take every lock again with.
+ */
+async function lockAdded(
+  store: DirectoryStore, move: SubtreeMove, maxEntries: number, taken: Set<string>, held: HeldLocks,
+): Promise<{ keys: string[] } | { added: string[] }> {
+  for (;;) {
+    const now = await subtreeKeys(store, move, maxEntries);
+    const added = now.filter((key) => !taken.has(key));
+    if (added.length === 0) return { keys: now };
+    if (!held.tryAdd([...added, ...added.map((key) => move.keyOf(key))])) return { added: now };
+    for (const key of added) taken.add(key);
   }
 }
 

@@ -142,14 +142,6 @@ export function withoutMember(group: Entry, member: string): Entry {
 }
 
 /**
- * The group with every value naming `member` (its old dnKey) naming `newDn` instead, a UID
- * suffix kept; a value that would repeat one the group already holds for the new DN is dropped.
- */
-export function withMemberRenamed(group: Entry, member: string, newDn: Dn): Entry {
-  return withMembersRenamed(group, (_dn, key) => (key === member ? newDn : undefined));
-}
-
-/**
  * The group with each value naming a DN that `newDnOf` renames (given the DN the value names
  * and its dnKey; undefined: not renamed) naming the new DN, a UID suffix kept; a value that
  * would repeat one the group holds (or is given by an earlier rename) is dropped.

@@ -1,6 +1,8 @@
 /** What the server is told at start-up (flags of `leveldap serve`), with the documented defaults. */
 import type { MonitorAccess } from './access.js';
-import { DEFAULT_DN_LIMITS, DEFAULT_MAX_NESTED_GROUPS, DEFAULT_MAX_REFINT_GROUPS, type DnLimits } from '../store/index.js';
+import {
+  DEFAULT_DN_LIMITS, DEFAULT_MAX_NESTED_GROUPS, DEFAULT_MAX_REFINT_GROUPS, DEFAULT_MAX_SUBTREE_RENAME, type DnLimits,
+} from '../store/index.js';
 
 export interface Limits {
   /** Entries a non-admin search may return (0 = no limit). OpenLDAP's default is 500. */
@@ -41,6 +43,8 @@ export interface Limits {
   readonly maxNestedGroups: number;
   /** Groups one delete or modify DN may update for referential integrity (0: no cap). */
   readonly maxRefintGroups: number;
+  /** Entries one modify DN may move: the renamed entry and everything below it (0: no cap). */
+  readonly maxSubtreeRename: number;
 }
 
 export const DEFAULT_LIMITS: Limits = {
@@ -62,6 +66,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxDnRdns: DEFAULT_DN_LIMITS.maxRdns,
   maxNestedGroups: DEFAULT_MAX_NESTED_GROUPS,
   maxRefintGroups: DEFAULT_MAX_REFINT_GROUPS,
+  maxSubtreeRename: DEFAULT_MAX_SUBTREE_RENAME,
 };
 
 export interface ServerConfig {

@@ -11,6 +11,7 @@
  */
 import { formatDn, parseDn, type Dn } from './dn.js';
 import { values, type Attribute, type Entry } from './entry.js';
+import { DirectoryError } from './errors.js';
 import { dnKey, groupKey, memberOfKey, membershipKey } from './keys.js';
 import { typeKey } from './schema.js';
 import type { BatchOp } from './store.js';
@@ -52,13 +53,19 @@ function splitValue(attribute: string, value: Buffer): { readonly dn: string; re
   return { dn: text.slice(0, text.length - uid.length), uid };
 }
 
-/** The dnKey a member value names, or undefined when it is not a DN. */
-export function memberKeyOf(attribute: string, value: Buffer): string | undefined {
+/** The DN a member value names, or undefined when it is not a DN. */
+function memberDnOf(attribute: string, value: Buffer): Dn | undefined {
   try {
-    return dnKey(parseDn(splitValue(attribute, value).dn));
+    return parseDn(splitValue(attribute, value).dn);
   } catch {
     return undefined;
   }
+}
+
+/** The dnKey a member value names, or undefined when it is not a DN. */
+export function memberKeyOf(attribute: string, value: Buffer): string | undefined {
+  const dn = memberDnOf(attribute, value);
+  return dn && dnKey(dn);
 }
 
 /** The dnKeys of the entries the group names (none when it is not a group), itself left out. */
@@ -118,28 +125,46 @@ function mapMemberValues(entry: Entry, change: (attribute: string, value: Buffer
   return changed ? { dn: entry.dn, attributes } : entry;
 }
 
+/**
+ * Refuses referential integrity over more than `limit` groups (0: no limit) with
+ * adminLimitExceeded; `members` says whom they name ("X is a member of").
+ */
+export function checkRefintGroups(members: string, count: number, limit: number): void {
+  if (limit > 0 && count > limit) {
+    throw new DirectoryError('adminLimitExceeded',
+      `${members} ${count} groups; a delete or rename updates at most ${limit} for referential integrity (--max-refint-groups)`);
+  }
+}
+
 /** The group without the values naming `member` (its dnKey); the same entry if it names it nowhere. */
 export function withoutMember(group: Entry, member: string): Entry {
   return mapMemberValues(group, (attribute, value) => (memberKeyOf(attribute, value) === member ? undefined : null));
 }
 
 /**
- * The group with every value naming `member` (its old dnKey) naming `newDn` instead, a UID
- * suffix kept; a value that would repeat one the group already holds for the new DN is dropped.
+ * The group with each value naming a DN that `newDnOf` renames (given the DN the value names
+ * and its dnKey; undefined: not renamed) naming the new DN, a UID suffix kept; a value that
+ * would repeat one the group holds (or is given by an earlier rename) is dropped.
  */
-export function withMemberRenamed(group: Entry, member: string, newDn: Dn): Entry {
-  const newKey = dnKey(newDn);
-  const text = formatDn(newDn);
+export function withMembersRenamed(group: Entry, newDnOf: (dn: Dn, key: string) => Dn | undefined): Entry {
   const held = new Set<string>();
-  for (const attribute of newKey === member ? [] : memberAttributes(group)) {
-    for (const value of values(group, attribute)) if (memberKeyOf(attribute, value) === newKey) held.add(`${attribute}\0${splitValue(attribute, value).uid}`);
+  const renames = new Map<Buffer, Dn>();
+  for (const attribute of memberAttributes(group)) {
+    for (const value of values(group, attribute)) {
+      const dn = memberDnOf(attribute, value);
+      const newDn = dn && newDnOf(dn, dnKey(dn));
+      if (newDn) renames.set(value, newDn);
+      else if (dn) held.add(`${attribute}\0${dnKey(dn)}\0${splitValue(attribute, value).uid}`);
+    }
   }
+  if (renames.size === 0) return group;
   return mapMemberValues(group, (attribute, value) => {
-    if (memberKeyOf(attribute, value) !== member) return null;
+    const newDn = renames.get(value);
+    if (!newDn) return null;
     const { uid } = splitValue(attribute, value);
-    const id = `${attribute}\0${uid}`;
+    const id = `${attribute}\0${dnKey(newDn)}\0${uid}`;
     if (held.has(id)) return undefined;
     held.add(id);
-    return Buffer.from(text + uid, 'utf8');
+    return Buffer.from(formatDn(newDn) + uid, 'utf8');
   });
 }

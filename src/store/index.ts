@@ -17,6 +17,7 @@ export {
   type WriteOptions, type AddEntryOptions, type ModifyOptions, type DeleteOptions, type RenameOptions, type Rename,
 } from './writes.js';
 export { DEFAULT_MAX_NESTED_GROUPS, type Group, type Walked } from './memberships.js';
+export { DEFAULT_MAX_SUBTREE_RENAME } from './subtree.js';
 export { dnKey, normalizedDnOf } from './keys.js';
 export type { Modification } from './modification.js';
 export { currentSchema, installSchema, buildSchema } from './schema/installed.js';

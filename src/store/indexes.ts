@@ -3,6 +3,9 @@ import type { Entry } from './entry.js';
 import { normalizeValue } from './normalize.js';
 import { attributeType, typeKey } from './schema.js';
 import { equalityKey } from './keys.js';
+import type { BatchOp } from './store.js';
+
+const EMPTY = Buffer.alloc(0);
 
 /** Indexed by default: what logins and group lookups filter on. */
 export const DEFAULT_INDEXES: readonly string[] = ['objectClass', 'uid', 'cn', 'sn', 'mail', 'member', 'uniqueMember'];
@@ -20,6 +23,16 @@ export function indexKeys(entry: Entry, key: string, indexed: ReadonlySet<string
     for (const value of attribute.values) keys.add(equalityKey(attr, normalizeValue(type, value), key));
   }
   return [...keys];
+}
+
+/** The index keys to remove (the old entry's, at `oldKey`, that the new one lacks) and to add (the new one's, at `newKey`). */
+export function indexChanges(indexed: ReadonlySet<string>, oldKey: string, before: Entry, newKey: string, after: Entry): BatchOp[] {
+  const old = new Set(indexKeys(before, oldKey, indexed));
+  const fresh = new Set(indexKeys(after, newKey, indexed));
+  const ops: BatchOp[] = [];
+  for (const key of old) if (!fresh.has(key)) ops.push({ type: 'del', key });
+  for (const key of fresh) if (!old.has(key)) ops.push({ type: 'put', key, value: EMPTY });
+  return ops;
 }
 
 /** The attributes to index, by type key; memberOf's keys come from the groups (groups.ts), never from an entry's values. */

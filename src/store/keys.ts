@@ -40,6 +40,11 @@ export function ancestorKeys(dn: Dn): string[] {
   return keys;
 }
 
+/** The dnKey of an entry's parent ('' for a top entry). */
+export function parentKeyOf(key: string): string {
+  return key.slice(0, Math.max(0, key.lastIndexOf(RDN_SEPARATOR)));
+}
+
 export const metaKey = (name: string): string => `m${SEPARATOR}${name}`;
 export const entryKey = (key: string): string => `e${SEPARATOR}${key}`;
 export const suffixKey = (key: string): string => `s${SEPARATOR}${key}`;
@@ -128,6 +133,14 @@ export function membershipKey(member: string, group: string): string {
 /** The r\0 keys of the groups naming the entry `member`. */
 export function membershipsRange(member: string): { gte: string; lt: string } {
   return prefixRange(`r${SEPARATOR}${member}${SEPARATOR}`);
+}
+
+/**
+ * The r\0 keys of the groups naming the entry `key` or any DN below it: the member part is
+ * `key` then \0, or `key` then \x01 and more, so one range up to `key` then \x02.
+ */
+export function subtreeMembershipsRange(key: string): { gte: string; lt: string } {
+  return { gte: `r${SEPARATOR}${key}${SEPARATOR}`, lt: `r${SEPARATOR}${key}${RANGE_END}` };
 }
 
 /** The group's dnKey in an r\0 key (after its second \0). */

@@ -10,7 +10,8 @@
  */
 import type { Level } from 'level';
 import {
-  dnKeyOfIndexKey, groupKey, groupOfMembershipKey, groupsRange, membersRange, membershipKey, membershipsRange,
+  dnKeyOfIndexKey, groupKey, groupOfMembershipKey, groupsRange, inSubtree, membersRange, membershipKey, membershipsRange,
+  subtreeMembershipsRange,
 } from './keys.js';
 
 type Db = Level<string, Buffer>;
@@ -37,6 +38,16 @@ export class Memberships {
   async direct(member: string): Promise<Group[]> {
     const groups: Group[] = [];
     for await (const [key, dn] of this.db.iterator(membershipsRange(member))) groups.push({ key: groupOfMembershipKey(key), dn: dn.toString('utf8') });
+    return groups;
+  }
+
+  /** The dnKeys of the groups outside the subtree of `key` naming the entry `key` or any DN below it (for a subtree rename). */
+  async namingSubtree(key: string): Promise<Set<string>> {
+    const groups = new Set<string>();
+    for await (const membership of this.db.keys(subtreeMembershipsRange(key))) {
+      const group = groupOfMembershipKey(membership);
+      if (!inSubtree(group, key)) groups.add(group);
+    }
     return groups;
   }
 

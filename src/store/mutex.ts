@@ -8,7 +8,8 @@
  * (`serve --threads`), each also takes the key's slot in a table shared by all of them
  * (SharedSlots): a key hashes to a slot, slots are taken in ascending order after every key of
  * the thread's own queue, so no two writes wait for each other across threads either. Two keys
- * sharing a slot only take turns.
+ * sharing a slot only take turns. A holder may take more locks while it holds some only if they
+ * are free at once (tryAdd): it never waits for them, so that cannot deadlock either.
  */
 export class KeyedMutex {
   /** The last holder's release, per key; a key is forgotten when its queue empties. */
@@ -16,16 +17,40 @@ export class KeyedMutex {
 
   constructor(private readonly shared?: SharedSlots) {}
 
-  async run<T>(keys: readonly string[], critical: () => Promise<T>): Promise<T> {
+  /**
+   * Runs `critical` holding the keys' locks; it may take more with `held.tryAdd` (those free
+   * now, all or none, never waiting, so out of sorted order without a deadlock).
+   */
+  async run<T>(keys: readonly string[], critical: (held: HeldLocks) => Promise<T>): Promise<T> {
     const releases: (() => void)[] = [];
     const sorted = [...new Set(keys)].sort();
+    const held = { keys: new Set(sorted), slots: new Set<number>(), releases };
     try {
       for (const key of sorted) releases.push(await this.acquire(key));
-      if (this.shared) releases.push(await this.shared.acquire(sorted));
-      return await critical();
+      if (this.shared) {
+        releases.push(await this.shared.acquire(sorted));
+        for (const key of sorted) held.slots.add(slotOf(key));
+      }
+      return await critical({ tryAdd: (more) => this.tryAdd(more, held) });
     } finally {
       for (const release of releases.reverse()) release();
     }
+  }
+
+  /** Takes the locks of `keys` not held yet if none is held or waited for (and their slots are free): all or none. */
+  private tryAdd(keys: readonly string[], held: { keys: Set<string>; slots: Set<number>; releases: (() => void)[] }): boolean {
+    const fresh = [...new Set(keys)].filter((key) => !held.keys.has(key));
+    if (fresh.some((key) => this.tails.has(key))) return false;
+    if (this.shared) {
+      const release = this.shared.tryAcquire(fresh, held.slots);
+      if (!release) return false;
+      held.releases.push(release);
+    }
+    for (const key of fresh) {
+      held.releases.push(this.hold(key).release);
+      held.keys.add(key);
+    }
+    return true;
   }
 
   /** Keys held or waited for right now (for tests: nothing stays behind). */
@@ -34,16 +59,31 @@ export class KeyedMutex {
   }
 
   private async acquire(key: string): Promise<() => void> {
-    const previous = this.tails.get(key);
-    let release!: () => void;
-    const held = new Promise<void>((resolve) => { release = resolve; });
-    this.tails.set(key, held);
+    const { previous, release } = this.hold(key);
     if (previous) await previous;
-    return () => {
-      if (this.tails.get(key) === held) this.tails.delete(key);
-      release();
+    return release;
+  }
+
+  /** Queues for the key: its previous holder's release to wait for, and this holder's release. */
+  private hold(key: string): { previous: Promise<void> | undefined; release: () => void } {
+    const previous = this.tails.get(key);
+    let resolve!: () => void;
+    const held = new Promise<void>((done) => { resolve = done; });
+    this.tails.set(key, held);
+    return {
+      previous,
+      release: () => {
+        if (this.tails.get(key) === held) this.tails.delete(key);
+        resolve();
+      },
     };
   }
+}
+
+/** What a holder of locks (KeyedMutex.run) may do meanwhile. */
+export interface HeldLocks {
+  /** Takes the locks of these keys too if each is free now (none held or waited for): true if it took them all, false if none. */
+  tryAdd(keys: readonly string[]): boolean;
 }
 
 /** Slots of the shared lock table: enough that unrelated entries rarely take turns. */
@@ -84,6 +124,24 @@ export class SharedSlots {
     const slots = [...new Set(keys.map(slotOf))].sort((a, b) => a - b);
     for (const slot of slots) await this.take(slot);
     return () => slots.forEach((slot) => this.give(slot));
+  }
+
+  /**
+   * Takes the slots of `keys` not in `held` if each is free now (never waiting): adds them to
+   * `held` and resolves their release, or takes none and returns undefined.
+   */
+  tryAcquire(keys: readonly string[], held: Set<number>): (() => void) | undefined {
+    const slots = [...new Set(keys.map(slotOf))].filter((slot) => !held.has(slot));
+    const taken: number[] = [];
+    for (const slot of slots) {
+      if (Atomics.compareExchange(this.slots, slot, FREE, this.owner) !== FREE) {
+        taken.forEach((mine) => this.give(mine));
+        return undefined;
+      }
+      taken.push(slot);
+    }
+    taken.forEach((slot) => held.add(slot));
+    return () => taken.forEach((slot) => this.give(slot));
   }
 
   /** Slots held right now, in every thread (for tests). */

@@ -465,6 +465,13 @@ export class DirectoryStore {
     }
   }
 
+  /** The dnKeys of the entry `key` and everything below it, parents before children: at most `limit` (0: all). */
+  async subtreeKeys(key: string, limit = 0): Promise<string[]> {
+    const keys: string[] = [];
+    for await (const found of this.db.keys({ ...subtreeRange(key), ...(limit > 0 && { limit }) })) keys.push(found.slice(2));
+    return keys;
+  }
+
   /** The entry `key` and everything below it, parents before children. */
   async *subtree(key: string): AsyncGenerator<Entry> {
     for await (const record of this.db.values(subtreeRange(key))) {

@@ -6,26 +6,29 @@
  * LevelDB batch, synced to disk before it resolves: an acknowledged write survives a crash.
  *
  * Referential integrity (as OpenLDAP's refint overlay, for group members): deleting an entry
- * removes it from every group naming it, renaming it rewrites those values, in the same batch.
+ * removes it from every group naming it, renaming it (with its subtree, subtree.ts) rewrites
+ * the values naming any of the moved DNs, in the same batch.
  * At most `maxRefintGroups` groups per operation; past that it is refused (adminLimitExceeded).
  *
  * Locks: add takes the entry and its parent (a delete of the parent takes the parent); modify
- * and delete take the entry; rename takes the entry, its new name and its new parent. So a
- * child cannot be added under a parent being deleted or renamed, and no update is lost. Delete
- * and rename also take the groups naming the entry (read first, each group read again under
- * the locks): a group that starts naming the entry meanwhile is left naming the old DN, as if
- * its write came after, which is allowed (a member DN need not exist).
+ * and delete take the entry; rename takes every entry of the subtree under its old and new name
+ * and the new parent. So a child cannot be added under a parent being deleted or renamed, and
+ * no update is lost. Delete and rename also take the groups naming the entry (or, for rename,
+ * any DN of the subtree; read first, each group read again under the locks): a group that
+ * starts naming the entry meanwhile is left naming the old DN, as if its write came after,
+ * which is allowed (a member DN need not exist).
  */
 import { formatDn, parseDn, type Dn, type Rdn } from './dn.js';
 import { groupAttributes, type Entry } from './entry.js';
 import { DirectoryError } from './errors.js';
-import { indexKeys } from './indexes.js';
-import { membershipChanges, withMemberRenamed, withoutMember } from './groups.js';
+import { indexChanges, indexKeys } from './indexes.js';
+import { checkRefintGroups, membershipChanges, withoutMember } from './groups.js';
 import { ancestorKeys, entryKey, inSubtree, suffixKey } from './keys.js';
+import { DEFAULT_MAX_SUBTREE_RENAME, SubtreeMove, descendantOps, lockSubtree, movedEntryOps, suffixOps } from './subtree.js';
 import { encodeEntry } from './codec.js';
 import { applyModifications, renamed, withRdnValues, type Modification } from './modification.js';
 import { withModificationAttributes } from './operational.js';
-import { del, placementOps, put, removalOps, type BatchOp, type DirectoryStore } from './store.js';
+import { del, put, removalOps, type BatchOp, type DirectoryStore } from './store.js';
 import { checkModifiedEntry, checkValues, checkWritableAttribute } from './validate.js';
 import { withStructuralClass, checkClientEntry } from './schema/enforce.js';
 
@@ -66,6 +69,8 @@ export interface DeleteOptions extends Pick<WriteOptions, 'check'> {
 
 export interface RenameOptions extends WriteOptions {
   readonly maxRefintGroups?: number;
+  /** Entries the renamed entry's subtree may hold, itself included (0: no limit; DEFAULT_MAX_SUBTREE_RENAME unless given). */
+  readonly maxSubtreeEntries?: number;
 }
 
 export interface Rename {
@@ -142,7 +147,7 @@ function modified(before: Entry, modifications: readonly Modification[]): Entry 
 
 /** The record, index keys and membership keys of an entry stored at `key` in place of its old version. */
 function rewriteOps(store: DirectoryStore, key: string, before: Entry, after: Entry): BatchOp[] {
-  return [put(entryKey(key), encodeEntry(after)), ...indexChanges(store, key, before, key, after), ...membershipChanges(before, key, after, key)];
+  return [put(entryKey(key), encodeEntry(after)), ...indexChanges(store.indexed, key, before, key, after), ...membershipChanges(before, key, after, key)];
 }
 
 /** Stores an entry in place of its old version, index and membership keys updated, in one batch. */
@@ -156,10 +161,7 @@ async function rewrite(store: DirectoryStore, key: string, before: Entry, after:
  */
 async function namingGroups(store: DirectoryStore, dn: Dn, key: string, limit: number): Promise<string[]> {
   const groups = (await store.memberships.direct(key)).map((group) => group.key);
-  if (limit > 0 && groups.length > limit) {
-    throw new DirectoryError('adminLimitExceeded',
-      `${formatDn(dn)} is a member of ${groups.length} groups; a delete or rename updates at most ${limit} for referential integrity (--max-refint-groups)`);
-  }
+  checkRefintGroups(`${formatDn(dn)} is a member of`, groups.length, limit);
   return groups;
 }
 
@@ -195,8 +197,9 @@ export async function deleteEntry(store: DirectoryStore, dn: Dn, options: Delete
 }
 
 /**
- * Renames a leaf entry, and moves it under `newSuperior` when given, rewriting the values of
- * the groups naming it; returns the entry as stored.
+ * Renames an entry, and moves it under `newSuperior` when given, with everything below it
+ * (subtree.ts), rewriting the values of the groups naming any of their DNs; returns the entry
+ * as stored.
  */
 export async function renameEntry(store: DirectoryStore, dn: Dn, rename: Rename, options: RenameOptions): Promise<Entry> {
   for (const ava of rename.newRdn) checkWritableAttribute(ava.type);
@@ -204,22 +207,26 @@ export async function renameEntry(store: DirectoryStore, dn: Dn, rename: Rename,
   const newDn = [rename.newRdn, ...parent];
   const [oldKey, oldParentKey] = keysOf(dn);
   const [newKey, newParentKey] = keysOf(newDn);
-  const groups = await namingGroups(store, dn, oldKey, options.maxRefintGroups ?? DEFAULT_MAX_REFINT_GROUPS);
-  return store.locks.run([oldKey, newKey, newParentKey, ...groups], async () => {
+  const move = new SubtreeMove(dn, newDn);
+  const limits = {
+    maxEntries: options.maxSubtreeEntries ?? DEFAULT_MAX_SUBTREE_RENAME, maxGroups: options.maxRefintGroups ?? DEFAULT_MAX_REFINT_GROUPS,
+  };
+  return lockSubtree(store, move, newParentKey, limits, async ({ keys, groups }) => {
     const before = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
     await options.check?.(before);
     await checkRename(store, { dn, oldKey, oldParentKey, parent, newParentKey, newDn, newKey });
     const moved = renamed(before, parseDn(before.dn), newDn, rename.deleteOldRdn);
-    // A group naming itself names its new DN.
-    const after = withModificationAttributes(withMemberRenamed(moved, oldKey, newDn), options.actor);
+    // A group naming itself, or entries below it, names their new DNs.
+    const after = withModificationAttributes(move.renameMembers(moved), options.actor);
     checkModifiedEntry(after, newDn);
     checkClientEntry(after, before);
     const ops = [
-      ...removalOps(oldKey, oldParentKey, dn[0]!),
-      ...indexChanges(store, oldKey, before, newKey, after),
-      ...membershipChanges(before, oldKey, after, newKey),
-      ...placementOps(newKey, newParentKey, rename.newRdn, after),
-      ...await groupUpdates(store, groups.filter((group) => group !== oldKey), (group) => withMemberRenamed(group, oldKey, newDn), options.actor),
+      ...movedEntryOps(store.indexed, { key: oldKey, parentKey: oldParentKey, rdn: dn[0]!, entry: before }, {
+        key: newKey, parentKey: newParentKey, rdn: rename.newRdn, entry: after,
+      }),
+      ...await descendantOps(store, move, keys, options.actor),
+      ...await suffixOps(store, move),
+      ...await groupUpdates(store, groups, (group) => move.renameMembers(group), options.actor),
     ];
     await store.write(ops, options.sync ?? true);
     return after;
@@ -236,24 +243,16 @@ interface RenamePlan {
   readonly newKey: string;
 }
 
-/** What a rename needs: a leaf that is not a naming context, an existing new parent not below it, a free new name. */
+/** What a rename needs: an entry that is not a naming context, an existing new parent not below it, a free new name. */
 async function checkRename(store: DirectoryStore, plan: RenamePlan): Promise<void> {
   const known = await store.existing([plan.oldParentKey, plan.newParentKey, plan.newKey]);
   if (plan.dn.length < 2 || !known.has(plan.oldParentKey)) {
     throw new DirectoryError('unwillingToPerform', 'a naming context cannot be renamed');
   }
-  if (await store.hasChildren(plan.dn)) throw new DirectoryError('notAllowedOnNonLeaf', 'only leaf entries can be renamed or moved');
   if (plan.parent.length === 0) throw new DirectoryError('unwillingToPerform', 'an entry cannot be moved to the root');
   if (inSubtree(plan.newParentKey, plan.oldKey)) throw new DirectoryError('unwillingToPerform', 'cannot place an entry below itself');
   if (!known.has(plan.newParentKey)) await store.require(plan.parent, `new superior ${formatDn(plan.parent)} does not exist`);
   if (plan.newKey !== plan.oldKey && known.has(plan.newKey)) {
     throw new DirectoryError('entryAlreadyExists', `entry ${formatDn(plan.newDn)} already exists`);
   }
-}
-
-/** Index keys to remove (the old entry's that the new one lacks) and to add. */
-function indexChanges(store: DirectoryStore, oldKey: string, before: Entry, newKey: string, after: Entry): BatchOp[] {
-  const old = new Set(indexKeys(before, oldKey, store.indexed));
-  const fresh = new Set(indexKeys(after, newKey, store.indexed));
-  return [...[...old].filter((key) => !fresh.has(key)).map(del), ...[...fresh].filter((key) => !old.has(key)).map((key) => put(key))];
 }

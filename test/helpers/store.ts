@@ -1,10 +1,10 @@
-/** Temporary databases, small entries and a consistency check of the raw keys, for store tests. */
+/** Temporary databases, small entries, searches, refusals and a consistency check of the raw keys, for store tests. */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
-import type { Entry } from '../../src/store/index.js';
+import { DirectoryError, type DirectoryStore, type Entry, type IndexHint, type Scope } from '../../src/store/index.js';
 import { decodeEntry } from '../../src/store/codec.js';
 import { membershipRecords } from '../../src/store/groups.js';
 import { indexKeys } from '../../src/store/indexes.js';
@@ -12,6 +12,24 @@ import { indexKeys } from '../../src/store/indexes.js';
 export async function tempDir(prefix = 'leveldap-store-'): Promise<{ path: string; remove: () => Promise<void> }> {
   const path = await mkdtemp(join(tmpdir(), prefix));
   return { path, remove: () => rm(path, { recursive: true, force: true }) };
+}
+
+/** The DNs (sorted) of the candidates the store gives for a search. */
+export async function dns(store: DirectoryStore, base: string, scope: Scope, hint?: IndexHint): Promise<string[]> {
+  const found: string[] = [];
+  for await (const candidate of store.search(base, scope, hint)) found.push(candidate.dn);
+  return found.sort();
+}
+
+/** Asserts that `promise` fails with a DirectoryError of this result code (and message, and matchedDN). */
+export function rejectsWith(code: number, promise: Promise<unknown>, message?: RegExp, matchedDn?: string): Promise<void> {
+  return assert.rejects(promise, (error: unknown) => {
+    assert.ok(error instanceof DirectoryError, `a DirectoryError, got ${String(error)}`);
+    assert.equal(error.code, code, error.message);
+    if (message) assert.match(error.message, message);
+    if (matchedDn !== undefined) assert.equal(error.matchedDn, matchedDn);
+    return true;
+  });
 }
 
 /** An entry from 'name: value' pairs. */

@@ -11,7 +11,8 @@ import assert from 'node:assert/strict';
 import { once } from 'node:events';
 import { findProgram } from '../../src/harness/slapd.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
-import { ldapTool, parseLdifOutput, valuesOf, RawConnection, type Credentials } from '../helpers/ldap-client.js';
+import { parseLdifOutput, valuesOf, RawConnection } from '../helpers/ldap-client.js';
+import { adminClient as client, adminTool as tool, type AdminClient as Client } from '../helpers/admin-client.js';
 import { answer, bindRequest, deleteRequest, exchange, modifyDnRequest, modifyRequest } from '../helpers/ldap-requests.js';
 
 const BASE = 'dc=example,dc=com';
@@ -44,17 +45,6 @@ const GROUPS_LDIF = [
   group('uniq', [`${userDn(4)}#'0101'B`, userDn(1)], 'groupOfUniqueNames'),
   group('big', Array.from({ length: 20 }, (_, n) => userDn(n))),
 ].join('\n');
-
-interface Client {
-  readonly server: LeveldapServer;
-  readonly admin: Credentials;
-}
-
-function client(server: LeveldapServer): Client {
-  return { server, admin: { dn: server.adminDn, passwordFile: server.adminPasswordFile } };
-}
-
-const tool = ({ server, admin }: Client, name: string, args: readonly string[], input?: string) => ldapTool(name, server.url, args, admin, input);
 
 /** DN (lower-case) -> memberOf values, for the entries the filter matches under `base`. */
 async function memberOf(c: Client, filter: string, base = BASE, attributes: readonly string[] = ['memberOf']): Promise<Map<string, string[]>> {

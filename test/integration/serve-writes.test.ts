@@ -158,10 +158,10 @@ describe('leveldap serve: writes with the OpenLDAP clients', { skip }, () => {
       assert.deepEqual(parseLdifOutput(oneLevel.stdout).map((e) => e.dn), [`cn=Moved User,ou=Moved,${BASE}`]);
     });
 
-    test('refusals: 68 target exists, 32 new superior missing (with matchedDN), 66 not a leaf, 53 below itself', async () => {
+    test('refusals: 68 target exists, 32 new superior missing (with matchedDN), 53 below itself or below its own child', async () => {
       refused(await rename(userDn(7), 'uid=user.8'), 68, /already exists/);
       refused(await rename('-s', `ou=Nowhere,${BASE}`, userDn(7), 'uid=user.7'), 32, new RegExp(`Matched DN: ${BASE}`, 'i'));
-      refused(await rename(PEOPLE, 'ou=Persons'), 66, /leaf/);
+      refused(await rename('-s', userDn(7), PEOPLE, 'ou=People'), 53, /below itself/);
       refused(await rename('-s', userDn(7), userDn(7), 'uid=inside'), 53, /below itself/);
       assert.ok(await read(userDn(7)));
     });

@@ -37,6 +37,7 @@ const LIMIT_FLAGS: readonly LimitFlag[] = [
   { flag: 'max-dn-rdns', key: 'maxDnRdns', min: 1, max: DN_CEILING.maxRdns, describe: 'most RDNs a DN in a request may have (invalidDNSyntax beyond)' },
   { flag: 'max-nested-groups', key: 'maxNestedGroups', min: 0, max: LARGE, describe: 'groups one walk through nested groups may expand: nested memberOf, in-chain filters (adminLimitExceeded for a filter beyond; 0: no cap)' },
   { flag: 'max-refint-groups', key: 'maxRefintGroups', min: 0, max: LARGE, describe: 'groups one delete or modify DN may update for referential integrity (adminLimitExceeded beyond; 0: no cap)' },
+  { flag: 'max-subtree-rename', key: 'maxSubtreeRename', min: 0, max: LARGE, describe: 'entries one modify DN may move: the renamed entry and everything below it (unwillingToPerform beyond; 0: no cap)' },
 ];
 
 /** Every limit flag, with its default shown (none for those whose default follows another flag). */

@@ -1,8 +1,9 @@
 /**
  * Modify DN (RFC 4511 4.9), for the admin: a new RDN (its values added, the old ones removed with
- * deleteoldrdn) and optionally a new superior, for a leaf entry (a parent: notAllowedOnNonLeaf).
- * The new name must be free (entryAlreadyExists), the new superior must exist (noSuchObject).
- * The groups naming the entry name its new DN (referential integrity, up to --max-refint-groups).
+ * deleteoldrdn) and optionally a new superior; the entries below move with it, up to
+ * --max-subtree-rename entries in all (unwillingToPerform beyond). The new name must be free
+ * (entryAlreadyExists), the new superior must exist (noSuchObject). The groups naming the entry
+ * or any entry below it name their new DNs (referential integrity, up to --max-refint-groups).
  * The assertion control and the pre-read copy see the entry under its lock before the rename; the
  * post-read copy is the entry as renamed (write-controls.ts).
  */
@@ -28,7 +29,8 @@ export async function modifyDn(request: ModifyDnRequest, context: OperationConte
   const newSuperior = request.newSuperior === undefined ? undefined : parseDn(request.newSuperior);
   const controls = WriteControls.of(request, session, () => server.store.hasChildren(dn));
   const renamed = await renameEntry(server.store, dn, { newRdn, deleteOldRdn: request.deleteOldRdn, newSuperior }, {
-    actor: session.dn, maxRefintGroups: server.config.limits.maxRefintGroups, check: controls.before,
+    actor: session.dn, maxRefintGroups: server.config.limits.maxRefintGroups, maxSubtreeEntries: server.config.limits.maxSubtreeRename,
+    check: controls.before,
   });
   return { code: ResultCode.success, controls: await controls.response(renamed) };
 }

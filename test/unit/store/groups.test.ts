@@ -12,10 +12,10 @@ import assert from 'node:assert/strict';
 import { Level } from 'level';
 import {
   BulkLoader, DirectoryError, DirectoryStore, deleteEntry, dnKey, modifyEntry, normalizeDn, normalizedDnOf, parseDn, renameEntry, updateEntry, values,
-  type Entry, type Modification,
+  type Dn, type Entry, type Modification,
 } from '../../../src/store/index.js';
 import {
-  memberKeyOf, memberKeys, membershipChanges, membershipRecords, withMemberRenamed, withoutMember,
+  memberKeyOf, memberKeys, membershipChanges, membershipRecords, withMembersRenamed, withoutMember,
 } from '../../../src/store/groups.js';
 import { encodeEntry } from '../../../src/store/codec.js';
 import { BASE, PEOPLE, assertConsistent, entry, person, tempDir } from '../../helpers/store.js';
@@ -28,6 +28,8 @@ const key = (dn: string) => dnKey(parseDn(dn));
 const ADMIN = { actor: 'cn=admin' };
 const change = (op: Modification['op'], attribute: string, ...vals: string[]): Modification => ({ op, attribute, values: vals.map((v) => Buffer.from(v)) });
 const text = (found: Entry | undefined, name: string): string[] => (found ? values(found, name).map((v) => v.toString()) : []);
+/** The group with the values naming `member` (a dnKey) naming `newDn`. */
+const withMemberRenamed = (group: Entry, member: string, newDn: Dn) => withMembersRenamed(group, (_dn, found) => (found === member ? newDn : undefined));
 
 function group(name: string, members: readonly string[], objectClass = 'groupOfNames'): Entry {
   const attribute = objectClass === 'groupOfNames' ? 'member' : 'uniqueMember';

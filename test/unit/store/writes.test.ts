@@ -8,11 +8,11 @@ import { test, describe, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import {
   addEntry, deleteEntry, modifyEntry, parseDn, renameEntry, values, DirectoryError, DirectoryStore,
-  type Entry, type IndexHint, type Modification, type Scope,
+  type Entry, type IndexHint, type Modification,
 } from '../../../src/store/index.js';
 import { KeyedMutex, SharedSlots, slotOf } from '../../../src/store/mutex.js';
 import { Worker } from 'node:worker_threads';
-import { BASE, PEOPLE, assertConsistent, entry, person, tempDir } from '../../helpers/store.js';
+import { BASE, PEOPLE, assertConsistent, dns, entry, person, rejectsWith, tempDir } from '../../helpers/store.js';
 
 const PEOPLE_DN = 'ou=People,dc=example,dc=com';
 const GROUPS_DN = 'ou=Groups,dc=example,dc=com';
@@ -20,22 +20,6 @@ const userDn = (n: number) => `uid=user.${n},${PEOPLE_DN}`;
 const ADMIN = { actor: 'cn=admin' };
 const text = (found: Entry | undefined, name: string): string[] => (found ? values(found, name).map((v) => v.toString()) : []);
 const change = (op: Modification['op'], attribute: string, ...vals: string[]): Modification => ({ op, attribute, values: vals.map((v) => Buffer.from(v)) });
-
-function rejectsWith(code: number, promise: Promise<unknown>, message?: RegExp, matchedDn?: string): Promise<void> {
-  return assert.rejects(promise, (error: unknown) => {
-    assert.ok(error instanceof DirectoryError, `a DirectoryError, got ${String(error)}`);
-    assert.equal(error.code, code, error.message);
-    if (message) assert.match(error.message, message);
-    if (matchedDn !== undefined) assert.equal(error.matchedDn, matchedDn);
-    return true;
-  });
-}
-
-async function dns(store: DirectoryStore, base: string, scope: Scope, hint?: IndexHint): Promise<string[]> {
-  const found: string[] = [];
-  for await (const candidate of store.search(base, scope, hint)) found.push(candidate.dn);
-  return found.sort();
-}
 
 const byCn = (value: string): IndexHint => ({ equality: { attribute: 'cn', value: Buffer.from(value) } });
 const byUid = (value: string): IndexHint => ({ equality: { attribute: 'uid', value: Buffer.from(value) } });
@@ -221,14 +205,14 @@ describe('store writes', () => {
       assert.deepEqual(text(found, 'uid'), ['USER.1']);
     });
 
-    test('refusals: target exists (68), new superior missing (32), parent (66), below itself or a naming context (53)', async () => {
+    test('refusals: target exists (68), new superior missing (32), below itself or a naming context (53)', async () => {
       const rename = (dn: string, rdn: string, newSuperior?: string) => renameEntry(store, parseDn(dn), {
         newRdn: parseDn(rdn)[0]!, deleteOldRdn: true, ...(newSuperior !== undefined && { newSuperior: parseDn(newSuperior) }),
       }, ADMIN);
       await rejectsWith(68, rename(userDn(1), 'uid=user.2'), /already exists/);
       await rejectsWith(32, rename(userDn(1), 'uid=user.1', 'ou=Nowhere,dc=example,dc=com'), /new superior/, 'dc=example,dc=com');
       await rejectsWith(32, rename(`uid=ghost,${PEOPLE_DN}`, 'uid=spirit'), undefined, PEOPLE_DN);
-      await rejectsWith(66, rename(PEOPLE_DN, 'ou=Persons'), /leaf/);
+      await rejectsWith(53, rename(PEOPLE_DN, 'ou=x', userDn(1)), /below itself/);
       await rejectsWith(53, rename(userDn(1), 'uid=x', userDn(1)), /below itself/);
       await rejectsWith(53, rename('dc=example,dc=com', 'dc=sample'), /naming context/);
       await rejectsWith(53, rename(userDn(1), 'uid=x', ''), /root/);
@@ -337,6 +321,27 @@ describe('KeyedMutex', () => {
     assert.equal(locks.size, 0);
   });
 
+  test('a holder takes more keys at once when each is free (all or none), never waiting, and releases them with the rest', async () => {
+    const locks = new KeyedMutex();
+    let releaseOther!: () => void;
+    const other = locks.run(['busy'], () => new Promise<void>((resolve) => { releaseOther = resolve; }));
+    await locks.run(['a'], async (held) => {
+      assert.equal(held.tryAdd(['b', 'busy']), false, 'one of them is held: none taken');
+      assert.equal(locks.size, 2, 'b was not taken');
+      assert.equal(held.tryAdd(['a', 'b', 'c']), true);
+      let waited = false;
+      const waiter = locks.run(['c'], async () => { waited = true; });
+      await new Promise((resolve) => setImmediate(resolve));
+      assert.equal(waited, false, 'c is held');
+      assert.equal(held.tryAdd(['c']), true, 'already held');
+      void waiter;
+    });
+    assert.equal(await locks.run(['b', 'c'], async () => 'free again'), 'free again');
+    releaseOther();
+    await other;
+    assert.equal(locks.size, 0);
+  });
+
   test('a failing holder releases its keys', async () => {
     const locks = new KeyedMutex();
     await assert.rejects(locks.run(['k'], async () => { throw new Error('boom'); }), /boom/);
@@ -415,6 +420,24 @@ describe('SharedSlots (entry locks across threads)', () => {
     } finally {
       clearInterval(alive);
     }
+  });
+
+  test('a holder takes more slots at once only when they are free; slots it holds count as its own', async () => {
+    const buffer = SharedSlots.allocate();
+    const mine = new SharedSlots(buffer, 1);
+    const theirs = new SharedSlots(buffer, 2);
+    const releaseTheirs = await theirs.acquire(['uid=b']);
+    const held = new Set<number>([slotOf('uid=a')]);
+    const releaseMine = await mine.acquire(['uid=a']);
+    assert.equal(mine.tryAcquire(['uid=c', 'uid=b'], held), undefined, 'uid=b is another thread\'s');
+    assert.equal(mine.held, 2, 'uid=c was not kept');
+    const more = mine.tryAcquire(['uid=a', 'uid=c'], held);
+    assert.ok(more, 'uid=a is held already, uid=c is free');
+    assert.ok(held.has(slotOf('uid=c')));
+    more();
+    releaseMine();
+    releaseTheirs();
+    assert.equal(mine.held, 0);
   });
 
   test('keys that share a slot, taken together and in either order, do not deadlock within a thread', async () => {

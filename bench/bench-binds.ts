@@ -9,7 +9,9 @@
  * Run: npm run build && node dist/bench/bench-binds.js     (USERS, SECONDS, CONNECTIONS, ROUNDS, SCHEMES,
  * THREADS: a list such as 1,2 runs one leveldap per value with serve --threads N, side by side;
  * unset: one leveldap with serve's default; BUILDS: a comma-separated list of other checkouts, each
- * built, whose leveldap runs beside this one's with the same settings, to compare builds)
+ * built, whose leveldap runs beside this one's with the same settings, to compare builds;
+ * VARIANTS: a ';'-separated list of extra serve arguments, each run as one more leveldap of this
+ * build beside the others, e.g. VARIANTS='--metrics-port 0' to measure what serving /metrics costs)
  */
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -25,6 +27,7 @@ const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const SCHEMES = (process.env.SCHEMES ?? 'SSHA512,PBKDF2-SHA256').split(',');
 const THREADS = process.env.THREADS ? process.env.THREADS.split(',') : [undefined];
 const BUILDS = process.env.BUILDS ? process.env.BUILDS.split(',') : [];
+const VARIANTS = process.env.VARIANTS ? process.env.VARIANTS.split(';').map((args) => args.trim().split(/\s+/)) : [];
 const SUFFIX = 'dc=example,dc=com';
 /** slapd as a careful operator runs it: its 16 worker threads (Symas' advice up to 4 cores), nothing logged per operation. */
 const SLAPD = { threads: 16, logLevel: '0' } as const;
@@ -75,6 +78,10 @@ async function benchScheme(scheme: string): Promise<string[]> {
       for (const [index, build] of BUILDS.entries()) {
         const server = await startLeveldap(ldif, join(dir, `build-${index}-${threads ?? 'default'}`), [], serveArgs, join(build, 'bin', 'leveldap.js'));
         servers.push({ label: `${label} (${build})`, server });
+      }
+      for (const [index, extra] of VARIANTS.entries()) {
+        const server = await startLeveldap(ldif, join(dir, `variant-${index}-${threads ?? 'default'}`), [], [...serveArgs, ...extra]);
+        servers.push({ label: `${label} ${extra.join(' ')}`, server });
       }
     }
     for (let round = 1; round <= ROUNDS; round += 1) {

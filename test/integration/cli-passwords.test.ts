@@ -119,13 +119,15 @@ describe('leveldap schemes and bench-schemes', () => {
   });
 });
 
+// A second of warm-up in each run: a just-started server's first binds, on this machine while
+// other work runs, took longer than a half-second window without one (no bind counted).
 describe('leveldap bench-schemes (a tiny full run)', () => {
   test('a well-formed Markdown table and SVG chart, slapd beside leveldap, a plugin scheme on leveldap only', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'leveldap-bench-schemes-test-'));
     const svg = join(dir, 'chart.svg');
     const compare = slapdAvailable() ? ['--compare-slapd'] : [];
     try {
-      const result = await leveldap(['bench-schemes', '--users', '20', '-d', '0.5', '--warm-up', '0', '-c', '2', '--svg', svg,
+      const result = await leveldap(['bench-schemes', '--users', '20', '-d', '1', '--warm-up', '1', '-c', '2', '--svg', svg,
         '--scheme', 'SSHA', '--scheme', 'PBKDF2-SHA256:1000', '--scheme', 'SSHA3-512', '--scheme-plugin', fixturePath('plugins', 'ssha3.mjs'), ...compare]);
       assert.equal(result.code, 0, result.stderr);
       const rows = result.stdout.split('\n').filter((line) => line.startsWith('|'));
@@ -166,7 +168,7 @@ describe('leveldap bench-schemes: parameters, slapd\'s {ARGON2} and {CRYPT}, the
 
   test('SCHEME:NAME=VALUE cases are made and measured with those parameters, on slapd too when it verifies them', async () => {
     const compare = slapdAvailable() ? ['--compare-slapd'] : [];
-    const result = await leveldap(['bench-schemes', '--users', '8', '-d', '0.5', '--warm-up', '0', '-c', '2', '--svg', join(dir, 'params.svg'),
+    const result = await leveldap(['bench-schemes', '--users', '8', '-d', '1', '--warm-up', '1', '-c', '2', '--svg', join(dir, 'params.svg'),
       '--scheme', 'ARGON2:memory=1024,time=1,parallelism=1', '--scheme', 'CRYPT:rounds=1000', ...compare]);
     assert.equal(result.code, 0, result.stderr);
     const body = cells(result.stdout);
@@ -182,7 +184,7 @@ describe('leveldap bench-schemes: parameters, slapd\'s {ARGON2} and {CRYPT}, the
   });
 
   test('--bind-cache-ttl serves every case with the cache, on leveldap only', async () => {
-    const result = await leveldap(['bench-schemes', '--users', '4', '-d', '0.5', '--warm-up', '0', '-c', '2', '--svg', join(dir, 'cache.svg'),
+    const result = await leveldap(['bench-schemes', '--users', '4', '-d', '1', '--warm-up', '1', '-c', '2', '--svg', join(dir, 'cache.svg'),
       '--bind-cache-ttl', '60', '--scheme', 'ARGON2:memory=1024,time=1', ...(slapdAvailable() ? ['--compare-slapd'] : [])]);
     assert.equal(result.code, 0, result.stderr);
     const body = cells(result.stdout);

@@ -23,6 +23,7 @@ test('timeConcurrently: a synchronous call gains nothing and its stall is seen',
   const timing = await timeConcurrently(() => spin(20), 4, OPTIONS);
   // At most 50/s, one at a time, however many are in flight.
   assert.ok(timing.opsPerSecond < 55, `${timing.opsPerSecond} ops/s`);
-  // Four calls started in one turn of the loop: about 80 ms without it.
-  assert.ok(timing.longestStallMillis >= 50, `${timing.longestStallMillis} ms`);
+  // Each call holds the loop for its 20 ms (up to four in one turn, 80 ms, when they start
+  // together; on a busy machine the lanes drift apart and fewer share a turn: 38.8 ms seen).
+  assert.ok(timing.longestStallMillis >= 15, `${timing.longestStallMillis} ms`);
 });

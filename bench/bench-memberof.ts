@@ -27,9 +27,8 @@ import { once } from 'node:events';
 import filters from '@ldapjs/filter';
 import { formatLdifRecords, makeEntries } from '../src/ldif/index.js';
 import { values, type Entry } from '../src/store/index.js';
-import { cpuSeconds } from '../src/harness/process-stats.js';
 import { startLeveldap, startSlapd as startBenchSlapd, type BenchServer } from '../src/bench-schemes/servers.js';
-import { runSearchLoad, type SearchLoadResult } from './search-load.js';
+import { measureSearches, type MeasuredSearches } from './search-load.js';
 
 const USERS = Number(process.env.USERS ?? 100_000);
 const GROUPS = Number(process.env.GROUP_COUNT ?? 100);
@@ -107,25 +106,14 @@ async function startSlapd(ldifFile: string): Promise<Served> {
   return { ...slapd, bindDn: slapd.rootDn, password: slapd.rootPassword };
 }
 
-type Measured = SearchLoadResult & { cpu: number };
-
-async function measure(server: Served, test: Case): Promise<Measured> {
-  let cpuAtStart = 0;
-  let cpu = 0;
-  const result = await runSearchLoad({
+async function measure(server: Served, test: Case): Promise<MeasuredSearches> {
+  return measureSearches({
     host: '127.0.0.1', port: server.port, bindDn: server.bindDn, password: Buffer.from(server.password),
     next: () => ({ base: SUFFIX, scope: 2, deref: 0, filter: filters.parseString(test.filter()).toBer().buffer, attributes: test.attributes }),
-  }, {
-    connections: CONNECTIONS, seconds: SECONDS, warmUpSeconds: 1,
-    onCounting: (counting) => {
-      if (counting) cpuAtStart = cpuSeconds(server.pid);
-      else cpu = cpuSeconds(server.pid) - cpuAtStart;
-    },
-  });
-  return { ...result, cpu };
+  }, server.pid, { connections: CONNECTIONS, seconds: SECONDS, warmUpSeconds: 1 });
 }
 
-function row(test: Case, name: string, r: Measured): string {
+function row(test: Case, name: string, r: MeasuredSearches): string {
   const errors = Object.entries(r.errors).map(([code, count]) => `${count} x ${code}`).join(', ') || '0';
   const perCpu = r.cpu > 0 ? (r.searches / r.cpu).toFixed(1) : '-';
   return `| ${test.name} | ${name} | ${r.throughput.toFixed(1)} | ${Math.round(r.entries / r.seconds)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${perCpu} | ${errors} |`;
@@ -143,7 +131,7 @@ async function main(): Promise<void> {
     servers.push({ ...leveldap, bindDn: 'cn=Directory Manager', password: 'bench-schemes' });
     const lines = ['| search | server | searches/s | entries/s | p50 ms | p99 ms | searches per CPU-second | errors |', '|---|---|---:|---:|---:|---:|---:|---:|'];
     for (const test of CASES.filter((candidate) => ONLY.length === 0 || ONLY.some((part) => candidate.name.includes(part)))) {
-      const best = new Map<string, Measured>();
+      const best = new Map<string, MeasuredSearches>();
       for (let round = 1; round <= ROUNDS; round += 1) {
         for (const server of servers) {
           process.stderr.write(`${test.name}: round ${round}, ${server.name}...\n`);

@@ -169,7 +169,7 @@ export async function search(request: SearchRequest, context: OperationContext):
   };
   if (paging?.resumed) return walkEntries(walk, paging.resumed, paging);
 
-  await server.store.require(base);
+  await server.store.requireExists(base);
   const scope = request.scope === 'children' ? 'sub' : request.scope;
   const source = server.store.search(base, scope, indexHint(request.filter, server.store.indexed, memberships.hints));
   return walkEntries(walk, source, paging);

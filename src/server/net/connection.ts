@@ -75,6 +75,8 @@ export class Connection {
   /** Called by the thread's load when operations finish, if this connection waited for room. */
   private readonly wake = (): void => this.pump();
   private markClosed!: () => void;
+  /** Writes are held until the loop's check phase (coalesceWrites). */
+  private corked = false;
 
   /**
    * `secure`: the socket is TLS already (LDAPS); `startTls`: the certificate StartTLS uses (without
@@ -315,6 +317,7 @@ export class Connection {
    */
   private async send(message: Buffer): Promise<void> {
     if (this.socket.destroyed) throw new Abandoned();
+    this.coalesceWrites();
     if (this.socket.write(message)) return;
     const waiting = new AbortController();
     const stall = setTimeout(() => this.disconnect(ResultCode.unavailable, 'client stopped reading'), WRITE_STALL_MS);
@@ -327,6 +330,22 @@ export class Connection {
       waiting.abort();
     }
     if (this.socket.destroyed || this.closing) throw new Abandoned();
+  }
+
+  /**
+   * Holds the socket's writes until the loop's check phase, so that what one turn of the loop
+   * answers goes out in one syscall (a search's entries and its SearchResultDone: one write, not
+   * one per message; the kernel's loopback work is billed to each write).
+   */
+  private coalesceWrites(): void {
+    if (this.corked) return;
+    const socket = this.socket;
+    this.corked = true;
+    socket.cork();
+    setImmediate(() => {
+      this.corked = false;
+      socket.uncork();
+    });
   }
 
   /** The idle timeout for the session as it is now: --idle-timeout, or --anonymous-idle-timeout (the shorter) while not bound to a DN. */

@@ -18,6 +18,7 @@ import {
 } from './keys.js';
 import { normalizeRdn, normalizeValue } from './normalize.js';
 import { Memberships } from './memberships.js';
+import { EqualityCache } from './equality-cache.js';
 import { KeyedMutex, SharedSlots } from './mutex.js';
 import { withCreationAttributes } from './operational.js';
 import { WriteRecovery, type RecoveryDb, type StoreLog } from './recovery.js';
@@ -153,6 +154,8 @@ export class DirectoryStore {
   /** Group memberships, read from the keys group writes keep (memberships.ts). */
   readonly memberships: Memberships;
   private readonly recovery: WriteRecovery;
+  /** Recent equality lookups, kept while no write finishes (this thread's). */
+  private readonly equalityCache: EqualityCache;
 
   private constructor(private readonly db: Db, dir: string, readonly indexed: ReadonlySet<string>, options: OpenOptions) {
     const { threads } = options;
@@ -160,6 +163,7 @@ export class DirectoryStore {
     this.gate = threads ? new WriteGate(threads.writeGate, threads.owner) : new WriteGate();
     this.recovery = new WriteRecovery(db as unknown as RecoveryDb, dir, this.gate, options.log);
     this.memberships = new Memberships(db);
+    this.equalityCache = new EqualityCache(() => this.gate.settled);
   }
 
   /** Opens (or creates) the database in `dir`; refuses unknown formats and databases in use. */
@@ -436,24 +440,49 @@ export class DirectoryStore {
   }
 
   /**
-   * The entries in scope under the index keys of one value: the keys read INDEX_BATCH at a time
-   * (the usual one or few in a single trip to LevelDB's thread; one key at a time takes two), each
-   * entry read synchronously, as a bind reads (one cached read costs less than a hop).
+   * The entries in scope under the index keys of one value. The keys are read INDEX_BATCH at a
+   * time (the usual one or few in a single trip to LevelDB's thread), or not at all when the
+   * cache has the answer (equality-cache.ts); each entry is read synchronously, as a bind reads
+   * (one cached read costs less than a hop).
    */
   private async *equal(range: { gte: string; lt: string }, baseKey: string, scope: Scope): AsyncGenerator<Entry> {
+    const kept = this.equalityCache.get(range.gte);
+    if (kept) {
+      yield* this.entriesAt(kept, baseKey, scope);
+      return;
+    }
+    const stamp = this.equalityCache.begin();
     const iterator = this.db.keys(range);
     try {
-      for (let batch = await iterator.nextv(INDEX_BATCH); batch.length > 0; batch = await iterator.nextv(INDEX_BATCH)) {
-        for (const indexKey of batch) {
-          this.stats.indexKeysRead += 1;
-          const key = dnKeyOfIndexKey(indexKey);
-          if (!this.inScope(key, baseKey, scope)) continue;
-          const entry = this.getByKeySync(key);
-          if (entry) yield entry;
-        }
+      let keys = await this.dnKeysOf(iterator);
+      if (keys.length < INDEX_BATCH) {
+        const more = await this.dnKeysOf(iterator); // at once, with no trip, when the iterator has ended
+        if (more.length === 0) this.equalityCache.keep(range.gte, keys, stamp);
+        yield* this.entriesAt(keys, baseKey, scope);
+        keys = more;
+      }
+      while (keys.length > 0) {
+        yield* this.entriesAt(keys, baseKey, scope);
+        keys = await this.dnKeysOf(iterator);
       }
     } finally {
       await iterator.close();
+    }
+  }
+
+  /** The dnKeys of the iterator's next INDEX_BATCH index keys. */
+  private async dnKeysOf(iterator: { nextv(size: number): Promise<string[]> }): Promise<string[]> {
+    const indexKeys = await iterator.nextv(INDEX_BATCH);
+    this.stats.indexKeysRead += indexKeys.length;
+    return indexKeys.map(dnKeyOfIndexKey);
+  }
+
+  /** The entries of these dnKeys that exist and are in scope, read synchronously. */
+  private *entriesAt(keys: readonly string[], baseKey: string, scope: Scope): Generator<Entry> {
+    for (const key of keys) {
+      if (!this.inScope(key, baseKey, scope)) continue;
+      const entry = this.getByKeySync(key);
+      if (entry) yield entry;
     }
   }
 

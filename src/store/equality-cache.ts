@@ -5,8 +5,9 @@
  * time). Every answer holds only while no write has finished since it was read: the write gate's
  * count of settled writes (shared by every thread, write-gate.ts) is checked on each use and any
  * change empties the cache. A write that lands while an answer is being read moves the count after
- * the read began, so that answer is never kept. Least recently used answers go first past
- * EQUALITY_CACHE_ANSWERS; answers of more than EQUALITY_CACHE_KEYS keys are not kept.
+ * the read began, so that answer is never kept. Past EQUALITY_CACHE_ANSWERS the oldest answer goes
+ * first (kept first, not used last: a hit costs one Map read); answers of more than
+ * EQUALITY_CACHE_KEYS keys are not kept.
  */
 
 /** Answers kept per thread (about 200 bytes each for a one-entry answer). */
@@ -31,11 +32,7 @@ export class EqualityCache {
   /** The kept answer for an index range's start key, if no write has finished since it was read. */
   get(start: string): readonly string[] | undefined {
     this.expire();
-    const keys = this.answers.get(start);
-    if (keys === undefined) return undefined;
-    this.answers.delete(start);
-    this.answers.set(start, keys);
-    return keys;
+    return this.answers.get(start);
   }
 
   /** Keeps a complete answer, read after `begin()` returned `stamp`, unless a write finished since. */

@@ -1,6 +1,6 @@
 /**
  * The cache of equality lookups (src/store/equality-cache.ts): answers kept only while no write
- * has finished, least recently used first out; and through the store, a repeated lookup reads no
+ * has finished, the oldest first out; and through the store, a repeated lookup reads no
  * index keys while every write (add, modify, delete) is seen by the next search at once.
  */
 import { test, describe, before, after } from 'node:test';
@@ -23,14 +23,14 @@ describe('EqualityCache', () => {
     assert.equal(cache.get('b'), undefined, 'a write finished while it was read');
   });
 
-  test('the least recently used answer goes first; large answers are not kept', () => {
+  test('the oldest answer goes first; large answers are not kept', () => {
     const cache = new EqualityCache(() => 0, 2);
     cache.keep('a', ['ka'], cache.begin());
     cache.keep('b', ['kb'], cache.begin());
     assert.deepEqual(cache.get('a'), ['ka']);
     cache.keep('c', ['kc'], cache.begin());
-    assert.equal(cache.get('b'), undefined);
-    assert.deepEqual(cache.get('a'), ['ka']);
+    assert.equal(cache.get('a'), undefined);
+    assert.deepEqual(cache.get('b'), ['kb']);
     assert.deepEqual(cache.get('c'), ['kc']);
     cache.keep('many', Array.from({ length: EQUALITY_CACHE_KEYS + 1 }, (_, i) => `k${i}`), cache.begin());
     assert.equal(cache.get('many'), undefined);

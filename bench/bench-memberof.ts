@@ -17,7 +17,8 @@
  *
  * Reports searches/s, entries/s, p50 and p99 latency, searches per CPU-second of the server.
  * Run: npm run build && node dist/bench/bench-memberof.js  (USERS=100000 GROUP_COUNT=100 SECONDS=10
- * CONNECTIONS=8 ROUNDS=2; CASES=user for some searches only; SERVE_ARGS="--threads 1" for more serve flags)
+ * CONNECTIONS=8 ROUNDS=2; CASES=user for some searches only; SERVE_ARGS="--threads 1" for more serve flags;
+ * BUILDS: a comma-separated list of other built checkouts, whose leveldap runs beside this one's)
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -28,7 +29,7 @@ import filters from '@ldapjs/filter';
 import { formatLdifRecords, makeEntries } from '../src/ldif/index.js';
 import { values, type Entry } from '../src/store/index.js';
 import { startLeveldap, startSlapd as startBenchSlapd, type BenchServer } from '../src/bench-schemes/servers.js';
-import { measureSearches, type MeasuredSearches } from './search-load.js';
+import { bestOfRounds, measureSearches, type MeasuredSearches } from './search-load.js';
 
 const USERS = Number(process.env.USERS ?? 100_000);
 const GROUPS = Number(process.env.GROUP_COUNT ?? 100);
@@ -36,12 +37,15 @@ const SECONDS = Number(process.env.SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 8);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const SERVE_ARGS = (process.env.SERVE_ARGS ?? '').split(' ').filter(Boolean);
+/** Other built checkouts, whose leveldap runs beside this one's (to compare builds). */
+const BUILDS = process.env.BUILDS ? process.env.BUILDS.split(',') : [];
 /** CASES=name,name: only the searches whose names contain one of these. */
 const ONLY = (process.env.CASES ?? '').split(',').filter(Boolean);
 const SUFFIX = 'dc=example,dc=com';
 const groupDn = (rank: number) => `cn=group.${rank},ou=Groups,${SUFFIX}`;
 
 interface Served extends BenchServer {
+  readonly label: string;
   readonly bindDn: string;
   readonly password: string;
 }
@@ -103,7 +107,7 @@ async function startSlapd(ldifFile: string): Promise<Served> {
     modules: ['memberof.so'], threads: 16, logLevel: '0',
     databaseLines: ['index objectClass eq', 'index uid eq', 'index member eq', 'index memberOf eq', 'overlay memberof'],
   });
-  return { ...slapd, bindDn: slapd.rootDn, password: slapd.rootPassword };
+  return { ...slapd, label: 'slapd', bindDn: slapd.rootDn, password: slapd.rootPassword };
 }
 
 async function measure(server: Served, test: Case): Promise<MeasuredSearches> {
@@ -127,20 +131,20 @@ async function main(): Promise<void> {
     await writeLdif(join(dir, 'leveldap.ldif'), generated());
     await writeLdif(join(dir, 'slapd.ldif'), withMemberOf(memberships()));
     servers.push(await startSlapd(join(dir, 'slapd.ldif')));
+    const admin = { bindDn: 'cn=Directory Manager', password: 'bench-schemes' };
     const leveldap = await startLeveldap(join(dir, 'leveldap.ldif'), join(dir, 'leveldap'), [], SERVE_ARGS);
-    servers.push({ ...leveldap, bindDn: 'cn=Directory Manager', password: 'bench-schemes' });
+    servers.push({ ...leveldap, label: 'leveldap', ...admin });
+    for (const [index, build] of BUILDS.entries()) {
+      const other = await startLeveldap(join(dir, 'leveldap.ldif'), join(dir, `build-${index}`), [], SERVE_ARGS, join(build, 'bin', 'leveldap.js'));
+      servers.push({ ...other, label: `leveldap (${build})`, ...admin });
+    }
     const lines = ['| search | server | searches/s | entries/s | p50 ms | p99 ms | searches per CPU-second | errors |', '|---|---|---:|---:|---:|---:|---:|---:|'];
     for (const test of CASES.filter((candidate) => ONLY.length === 0 || ONLY.some((part) => candidate.name.includes(part)))) {
-      const best = new Map<string, MeasuredSearches>();
-      for (let round = 1; round <= ROUNDS; round += 1) {
-        for (const server of servers) {
-          process.stderr.write(`${test.name}: round ${round}, ${server.name}...\n`);
-          const result = await measure(server, test);
-          if (!best.has(server.name) || result.throughput > best.get(server.name)!.throughput) best.set(server.name, result);
-        }
+      const best = await bestOfRounds(servers, ROUNDS, (server) => measure(server, test), (text) => process.stderr.write(`${test.name}: ${text}...\n`));
+      for (const server of servers) lines.push(row(test, server.label, best.get(server.label)!));
+      for (const server of servers.slice(1)) {
+        lines.push(`| ${test.name} | **${server.label} / slapd** | **${(best.get(server.label)!.throughput / best.get('slapd')!.throughput).toFixed(2)}x** | | | | | |`);
       }
-      for (const server of servers) lines.push(row(test, server.name, best.get(server.name)!));
-      lines.push(`| ${test.name} | **leveldap / slapd** | **${(best.get('leveldap')!.throughput / best.get('slapd')!.throughput).toFixed(2)}x** | | | | | |`);
     }
     process.stdout.write(`\n${USERS} users, ${GROUPS} groups, ${CONNECTIONS} connections, ${SECONDS} s per run, best of ${ROUNDS} alternating runs, Node ${process.version}\n\n${lines.join('\n')}\n`);
   } finally {

@@ -20,7 +20,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import filters from '@ldapjs/filter';
 import { makeLdifFile, startLeveldap, startSlapd, type BenchServer } from '../src/bench-schemes/servers.js';
-import { measureSearches, type MeasuredSearches } from './search-load.js';
+import { bestOfRounds, measureSearches, type MeasuredSearches } from './search-load.js';
 
 const USERS = Number(process.env.USERS ?? 10_000);
 const SECONDS = Number(process.env.SECONDS ?? 10);
@@ -89,15 +89,7 @@ async function main(): Promise<void> {
     served = await startServers(dir, ldif);
     const lines = ['| search | server | searches/s | entries per search | p50 ms | p99 ms | p99.9 ms | server CPU µs per search | errors |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'];
     for (const test of CASES.filter((candidate) => ONLY.length === 0 || ONLY.some((part) => candidate.name.includes(part)))) {
-      const best = new Map<string, MeasuredSearches>();
-      for (let round = 1; round <= ROUNDS; round += 1) {
-        for (const one of served) {
-          process.stderr.write(`${test.name}: round ${round}, ${one.label}...\n`);
-          const result = await measure(one, test);
-          const previous = best.get(one.label);
-          if (!previous || result.throughput > previous.throughput) best.set(one.label, result);
-        }
-      }
+      const best = await bestOfRounds(served, ROUNDS, (one) => measure(one, test), (text) => process.stderr.write(`${test.name}: ${text}...\n`));
       for (const { label } of served) lines.push(row(test, label, best.get(label)!));
       const theirs = best.get('slapd')!.throughput;
       for (const { label } of served.slice(1)) lines.push(`| ${test.name} | **${label} / slapd** | **${(best.get(label)!.throughput / theirs).toFixed(2)}x** | | | | | | |`);

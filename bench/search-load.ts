@@ -110,3 +110,19 @@ export async function measureSearches(target: SearchTarget, pid: number, options
   });
   return { ...result, cpu };
 }
+
+/** `rounds` alternating runs of each server, the best (highest throughput) of each kept, by label. */
+export async function bestOfRounds<S extends { readonly label: string }>(
+  servers: readonly S[], rounds: number, run: (server: S) => Promise<MeasuredSearches>, progress: (text: string) => void,
+): Promise<Map<string, MeasuredSearches>> {
+  const best = new Map<string, MeasuredSearches>();
+  for (let round = 1; round <= rounds; round += 1) {
+    for (const server of servers) {
+      progress(`round ${round}, ${server.label}`);
+      const result = await run(server);
+      const previous = best.get(server.label);
+      if (!previous || result.throughput > previous.throughput) best.set(server.label, result);
+    }
+  }
+  return best;
+}

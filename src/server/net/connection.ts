@@ -275,7 +275,7 @@ export class Connection {
     this.weightInFlight += weight;
     this.server.load.started(weight);
     const signal = this.session.start(request.messageId, request.kind === 'bind');
-    const context: OperationContext = { server: this.server, session: this.session, signal, send: (message) => this.send(message) };
+    const context: OperationContext = { server: this.server, session: this.session, signal, send: (message) => this.sendPart(message) };
     try {
       const reply = await answer(request, context);
       if (reply === undefined || signal.aborted) return;
@@ -317,7 +317,6 @@ export class Connection {
    */
   private async send(message: Buffer): Promise<void> {
     if (this.socket.destroyed) throw new Abandoned();
-    this.coalesceWrites();
     if (this.socket.write(message)) return;
     const waiting = new AbortController();
     const stall = setTimeout(() => this.disconnect(ResultCode.unavailable, 'client stopped reading'), WRITE_STALL_MS);
@@ -332,10 +331,17 @@ export class Connection {
     if (this.socket.destroyed || this.closing) throw new Abandoned();
   }
 
+  /** A message before an operation's response (a search's entries): held with what follows it in this turn (coalesceWrites). */
+  private sendPart(message: Buffer): Promise<void> {
+    this.coalesceWrites();
+    return this.send(message);
+  }
+
   /**
    * Holds the socket's writes until the loop's check phase, so that what one turn of the loop
    * answers goes out in one syscall (a search's entries and its SearchResultDone: one write, not
-   * one per message; the kernel's loopback work is billed to each write).
+   * one per message; the kernel's loopback work is billed to each write). Responses sent alone
+   * (a bind's) are written at once.
    */
   private coalesceWrites(): void {
     if (this.corked) return;

@@ -56,7 +56,6 @@ export function wantsComputed(selection: Selection, name: (typeof COMPUTED)[numb
 export function selectAttributes(
   entry: Entry, selection: Selection, options: { readable: Readable; typesOnly: boolean; hasSubordinates?: boolean; memberOf?: readonly Buffer[] },
 ): Attribute[] {
-  if (!selection.allUser && !selection.allOperational && selection.named.size === 0) return []; // 1.1: the entry's attributes are not read
   const selected = entry.attributes.filter((attribute) => wanted(selection, attribute.name)
     && (options.readable.all || options.readable.attribute(attribute.name)));
   if (options.hasSubordinates !== undefined && wantsComputed(selection, 'hasSubordinates')) {

@@ -106,41 +106,6 @@ function readAttribute(reader: Reader): Attribute {
   return { name, values };
 }
 
-/** The records decodeEntry's entries were read from (their attributes are decoded when first read). */
-const records = new WeakMap<Entry, Buffer>();
-
-/** The record an entry came from, if decodeEntry made it: values() reads one type from it without decoding the rest. */
-export function recordOf(entry: Entry): Buffer | undefined {
-  return records.get(entry);
-}
-
-/** Walks `count` attributes' lengths from the reader's offset: throws if the record is cut short. */
-function checkAttributes(reader: Reader, count: number): void {
-  for (let i = 0; i < count; i += 1) {
-    const nameLength = reader.u16();
-    reader.offset += nameLength;
-    for (let values = reader.u32(); values > 0; values -= 1) {
-      const length = reader.u32();
-      reader.offset += length;
-    }
-    if (reader.offset > reader.buffer.byteLength) throw new RangeError('record truncated');
-  }
-}
-
-function readAttributes(buffer: Buffer, start: number, count: number): Attribute[] {
-  const reader = new Reader(buffer);
-  reader.offset = start;
-  const attributes: Attribute[] = [];
-  for (let i = 0; i < count; i += 1) attributes.push(readAttribute(reader));
-  return attributes;
-}
-
-/**
- * The entry of a record. The record is checked whole at once (a truncated or foreign one is a
- * StoreError here), but its attributes are decoded only when first read: a search that returns
- * no attributes and filters on none, or only through values() (which reads the record), never
- * builds them.
- */
 export function decodeEntry(buffer: Buffer): Entry {
   try {
     const reader = new Reader(buffer);
@@ -148,12 +113,9 @@ export function decodeEntry(buffer: Buffer): Entry {
     if (format !== RECORD_FORMAT) throw new StoreError(`entry record format ${format} is not supported`);
     const dn = reader.text(reader.u32());
     const count = reader.u16();
-    const start = reader.offset;
-    checkAttributes(reader, count);
-    let attributes: Attribute[] | undefined;
-    const entry: Entry = { dn, get attributes() { return (attributes ??= readAttributes(buffer, start, count)); } };
-    records.set(entry, buffer);
-    return entry;
+    const attributes: Attribute[] = [];
+    for (let i = 0; i < count; i += 1) attributes.push(readAttribute(reader));
+    return { dn, attributes };
   } catch (error) {
     if (error instanceof StoreError) throw error;
     throw new StoreError(`corrupt entry record: ${errorMessage(error)}`);

@@ -1,6 +1,5 @@
 /** A directory entry: its DN as written and its attributes, values as raw octets. */
 import { attributeKey, typeKey } from './schema.js';
-import { decodeValues, recordOf } from './codec.js';
 
 export interface Attribute {
   /** The description as written, options included ('cn', 'cn;lang-en'). */
@@ -15,8 +14,6 @@ export interface Entry {
 
 /** Values of every attribute of this type (any options, any alias): `values(e, 'commonName')`. */
 export function values(entry: Entry, description: string): Buffer[] {
-  const record = recordOf(entry);
-  if (record !== undefined) return decodeValues(record, description);
   const key = typeKey(description);
   return entry.attributes.filter((attribute) => typeKey(attribute.name) === key).flatMap((attribute) => attribute.values);
 }

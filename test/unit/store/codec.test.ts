@@ -53,20 +53,3 @@ test('decodeValues reads one attribute type from a record without decoding the r
     assert.throws(() => decodeValues(record.subarray(0, cut), 'mail'), StoreError, `cut at ${cut}`);
   }
 });
-
-test('a decoded entry reads as a plain one: its attributes when first read, values() from the record, the same either way', () => {
-  const entry = {
-    dn: 'uid=a,dc=x',
-    attributes: [
-      { name: 'objectClass', values: [Buffer.from('top'), Buffer.from('person')] },
-      { name: 'commonName', values: [Buffer.from('A')] },
-      { name: 'cn;lang-en', values: [Buffer.from('B')] },
-    ],
-  };
-  const decoded = decodeEntry(encodeEntry(entry));
-  assert.deepEqual(values(decoded, 'cn').map(String), ['A', 'B'], 'from the record, before the attributes are read');
-  assert.deepEqual({ ...decoded }, entry, 'spread, its attributes read');
-  assert.deepEqual(decoded, entry);
-  assert.equal(decoded.attributes, decoded.attributes, 'decoded once');
-  assert.deepEqual(values(decoded, 'cn'), values({ ...decoded }, 'cn'), 'values() the same from the record and from a plain copy');
-});

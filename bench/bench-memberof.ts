@@ -17,7 +17,8 @@
  *
  * Reports searches/s, entries/s, p50 and p99 latency, searches per CPU-second of the server.
  * Run: npm run build && node dist/bench/bench-memberof.js  (USERS=100000 GROUP_COUNT=100 SECONDS=10
- * CONNECTIONS=8 ROUNDS=2; CASES=user for some searches only; SERVE_ARGS="--threads 1" for more serve flags)
+ * CONNECTIONS=8 ROUNDS=2; CASES=user for some searches only; SERVE_ARGS="--threads 1" for more serve flags;
+ * BUILDS: a comma-separated list of other built checkouts, whose leveldap runs beside this one's)
  */
 import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -27,9 +28,8 @@ import { once } from 'node:events';
 import filters from '@ldapjs/filter';
 import { formatLdifRecords, makeEntries } from '../src/ldif/index.js';
 import { values, type Entry } from '../src/store/index.js';
-import { cpuSeconds } from '../src/harness/process-stats.js';
 import { startLeveldap, startSlapd as startBenchSlapd, type BenchServer } from '../src/bench-schemes/servers.js';
-import { runSearchLoad, type SearchLoadResult } from './search-load.js';
+import { bestOfRounds, measureSearches, type MeasuredSearches } from './search-load.js';
 
 const USERS = Number(process.env.USERS ?? 100_000);
 const GROUPS = Number(process.env.GROUP_COUNT ?? 100);
@@ -37,12 +37,15 @@ const SECONDS = Number(process.env.SECONDS ?? 10);
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 8);
 const ROUNDS = Number(process.env.ROUNDS ?? 2);
 const SERVE_ARGS = (process.env.SERVE_ARGS ?? '').split(' ').filter(Boolean);
+/** Other built checkouts, whose leveldap runs beside this one's (to compare builds). */
+const BUILDS = process.env.BUILDS ? process.env.BUILDS.split(',') : [];
 /** CASES=name,name: only the searches whose names contain one of these. */
 const ONLY = (process.env.CASES ?? '').split(',').filter(Boolean);
 const SUFFIX = 'dc=example,dc=com';
 const groupDn = (rank: number) => `cn=group.${rank},ou=Groups,${SUFFIX}`;
 
 interface Served extends BenchServer {
+  readonly label: string;
   readonly bindDn: string;
   readonly password: string;
 }
@@ -104,28 +107,17 @@ async function startSlapd(ldifFile: string): Promise<Served> {
     modules: ['memberof.so'], threads: 16, logLevel: '0',
     databaseLines: ['index objectClass eq', 'index uid eq', 'index member eq', 'index memberOf eq', 'overlay memberof'],
   });
-  return { ...slapd, bindDn: slapd.rootDn, password: slapd.rootPassword };
+  return { ...slapd, label: 'slapd', bindDn: slapd.rootDn, password: slapd.rootPassword };
 }
 
-type Measured = SearchLoadResult & { cpu: number };
-
-async function measure(server: Served, test: Case): Promise<Measured> {
-  let cpuAtStart = 0;
-  let cpu = 0;
-  const result = await runSearchLoad({
+async function measure(server: Served, test: Case): Promise<MeasuredSearches> {
+  return measureSearches({
     host: '127.0.0.1', port: server.port, bindDn: server.bindDn, password: Buffer.from(server.password),
     next: () => ({ base: SUFFIX, scope: 2, deref: 0, filter: filters.parseString(test.filter()).toBer().buffer, attributes: test.attributes }),
-  }, {
-    connections: CONNECTIONS, seconds: SECONDS, warmUpSeconds: 1,
-    onCounting: (counting) => {
-      if (counting) cpuAtStart = cpuSeconds(server.pid);
-      else cpu = cpuSeconds(server.pid) - cpuAtStart;
-    },
-  });
-  return { ...result, cpu };
+  }, server.pid, { connections: CONNECTIONS, seconds: SECONDS, warmUpSeconds: 1 });
 }
 
-function row(test: Case, name: string, r: Measured): string {
+function row(test: Case, name: string, r: MeasuredSearches): string {
   const errors = Object.entries(r.errors).map(([code, count]) => `${count} x ${code}`).join(', ') || '0';
   const perCpu = r.cpu > 0 ? (r.searches / r.cpu).toFixed(1) : '-';
   return `| ${test.name} | ${name} | ${r.throughput.toFixed(1)} | ${Math.round(r.entries / r.seconds)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${perCpu} | ${errors} |`;
@@ -139,20 +131,20 @@ async function main(): Promise<void> {
     await writeLdif(join(dir, 'leveldap.ldif'), generated());
     await writeLdif(join(dir, 'slapd.ldif'), withMemberOf(memberships()));
     servers.push(await startSlapd(join(dir, 'slapd.ldif')));
+    const admin = { bindDn: 'cn=Directory Manager', password: 'bench-schemes' };
     const leveldap = await startLeveldap(join(dir, 'leveldap.ldif'), join(dir, 'leveldap'), [], SERVE_ARGS);
-    servers.push({ ...leveldap, bindDn: 'cn=Directory Manager', password: 'bench-schemes' });
+    servers.push({ ...leveldap, label: 'leveldap', ...admin });
+    for (const [index, build] of BUILDS.entries()) {
+      const other = await startLeveldap(join(dir, 'leveldap.ldif'), join(dir, `build-${index}`), [], SERVE_ARGS, join(build, 'bin', 'leveldap.js'));
+      servers.push({ ...other, label: `leveldap (${build})`, ...admin });
+    }
     const lines = ['| search | server | searches/s | entries/s | p50 ms | p99 ms | searches per CPU-second | errors |', '|---|---|---:|---:|---:|---:|---:|---:|'];
     for (const test of CASES.filter((candidate) => ONLY.length === 0 || ONLY.some((part) => candidate.name.includes(part)))) {
-      const best = new Map<string, Measured>();
-      for (let round = 1; round <= ROUNDS; round += 1) {
-        for (const server of servers) {
-          process.stderr.write(`${test.name}: round ${round}, ${server.name}...\n`);
-          const result = await measure(server, test);
-          if (!best.has(server.name) || result.throughput > best.get(server.name)!.throughput) best.set(server.name, result);
-        }
+      const best = await bestOfRounds(servers, ROUNDS, (server) => measure(server, test), (text) => process.stderr.write(`${test.name}: ${text}...\n`));
+      for (const server of servers) lines.push(row(test, server.label, best.get(server.label)!));
+      for (const server of servers.slice(1)) {
+        lines.push(`| ${test.name} | **${server.label} / slapd** | **${(best.get(server.label)!.throughput / best.get('slapd')!.throughput).toFixed(2)}x** | | | | | |`);
       }
-      for (const server of servers) lines.push(row(test, server.name, best.get(server.name)!));
-      lines.push(`| ${test.name} | **leveldap / slapd** | **${(best.get('leveldap')!.throughput / best.get('slapd')!.throughput).toFixed(2)}x** | | | | | |`);
     }
     process.stdout.write(`\n${USERS} users, ${GROUPS} groups, ${CONNECTIONS} connections, ${SECONDS} s per run, best of ${ROUNDS} alternating runs, Node ${process.version}\n\n${lines.join('\n')}\n`);
   } finally {

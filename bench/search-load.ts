@@ -7,6 +7,7 @@ import type net from 'node:net';
 import hdr from 'hdr-histogram-js';
 import { FrameReader } from '../src/protocol/index.js';
 import { countedRun, type LoadOptions } from './bind-load.js';
+import { cpuSeconds } from '../src/harness/process-stats.js';
 import { SEARCH_DONE, SEARCH_ENTRY, encodeSearch, encodeSimpleBind, readCode, readMessage, type SearchSpec } from '../src/authrate/wire.js';
 
 export interface SearchTarget {
@@ -29,6 +30,7 @@ export interface SearchLoadResult {
   readonly throughput: number;
   readonly p50Ms: number;
   readonly p99Ms: number;
+  readonly p999Ms: number;
 }
 
 interface Tally {
@@ -89,6 +91,38 @@ export async function runSearchLoad(target: SearchTarget, options: SearchLoadOpt
   const ms = (percentile: number) => histogram.getValueAtPercentile(percentile) / 1000;
   return {
     searches: tally.searches, entries: tally.entries, errors: tally.errors, seconds, throughput: tally.searches / seconds,
-    p50Ms: ms(50), p99Ms: ms(99),
+    p50Ms: ms(50), p99Ms: ms(99), p999Ms: ms(99.9),
   };
+}
+
+/** A search load run with the server's CPU seconds over exactly its counted window (from /proc). */
+export type MeasuredSearches = SearchLoadResult & { readonly cpu: number };
+
+export async function measureSearches(target: SearchTarget, pid: number, options: Omit<SearchLoadOptions, 'onCounting'>): Promise<MeasuredSearches> {
+  let cpuAtStart = 0;
+  let cpu = 0;
+  const result = await runSearchLoad(target, {
+    ...options,
+    onCounting: (counting) => {
+      if (counting) cpuAtStart = cpuSeconds(pid);
+      else cpu = cpuSeconds(pid) - cpuAtStart;
+    },
+  });
+  return { ...result, cpu };
+}
+
+/** `rounds` alternating runs of each server, the best (highest throughput) of each kept, by label. */
+export async function bestOfRounds<S extends { readonly label: string }>(
+  servers: readonly S[], rounds: number, run: (server: S) => Promise<MeasuredSearches>, progress: (text: string) => void,
+): Promise<Map<string, MeasuredSearches>> {
+  const best = new Map<string, MeasuredSearches>();
+  for (let round = 1; round <= rounds; round += 1) {
+    for (const server of servers) {
+      progress(`round ${round}, ${server.label}`);
+      const result = await run(server);
+      const previous = best.get(server.label);
+      if (!previous || result.throughput > previous.throughput) best.set(server.label, result);
+    }
+  }
+  return best;
 }

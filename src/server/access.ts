@@ -89,6 +89,11 @@ const READABLE: Readonly<Record<Requester, Readable>> = {
   admin: readableBy('admin'),
 };
 
+/** Whether readable() answers differently from one entry to another for this identity: only for a user (its own entry is self). */
+export function readableDependsOnEntry(identity: Identity): boolean {
+  return !identity.isAdmin && identity.normalizedDn !== '';
+}
+
 /** What the identity may see of this entry (given that it may read the entry: readEntry). */
 export function readable(identity: Identity, entryNormalizedDn: string): Readable {
   return READABLE[requesterOf(identity, entryNormalizedDn)];

@@ -12,7 +12,12 @@ export interface Selection {
   readonly allOperational: boolean;
   /** Type keys named explicitly (lower-case canonical names). */
   readonly named: ReadonlySet<string>;
+  /** Whether each attribute name seen so far is wanted (the same names come back in every entry of a search). */
+  readonly decided: Map<string, boolean>;
 }
+
+/** Names whose decision a selection remembers, at most. */
+const DECIDED_LIMIT = 256;
 
 const COMPUTED = ['hasSubordinates', 'entryDN', 'subschemaSubentry', 'memberOf'] as const;
 
@@ -27,13 +32,20 @@ export function parseSelection(requested: readonly string[]): Selection {
     else if (name === '+') allOperational = true;
     else if (name !== '1.1' && name !== '') named.add(typeKey(name));
   }
-  return { allUser, allOperational, named };
+  return { allUser, allOperational, named, decided: new Map() };
+}
+
+function decide(selection: Selection, name: string): boolean {
+  if (selection.named.has(typeKey(name))) return true;
+  return attributeType(name).operational ? selection.allOperational : selection.allUser;
 }
 
 function wanted(selection: Selection, name: string): boolean {
-  const key = typeKey(name);
-  if (selection.named.has(key)) return true;
-  return attributeType(name).operational ? selection.allOperational : selection.allUser;
+  const known = selection.decided.get(name);
+  if (known !== undefined) return known;
+  const decision = decide(selection, name);
+  if (selection.decided.size < DECIDED_LIMIT) selection.decided.set(name, decision);
+  return decision;
 }
 
 export function wantsComputed(selection: Selection, name: (typeof COMPUTED)[number]): boolean {

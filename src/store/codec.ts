@@ -71,8 +71,35 @@ class Reader {
 
 }
 
+/** Attribute names as decoded from records, by a hash of their bytes: the same few dozen names are read for every entry. */
+const decodedNames = new Map<number, { readonly bytes: Buffer; readonly name: string }>();
+/** Longer names are decoded each time (and never kept). */
+const DECODED_NAME_LIMIT = 64;
+
+function sameBytes(known: Buffer, buffer: Buffer, start: number, length: number): boolean {
+  if (known.byteLength !== length) return false;
+  for (let i = 0; i < length; i += 1) if (known[i] !== buffer[start + i]) return false;
+  return true;
+}
+
+/** The name at [start, start + length) of the record, decoded once per distinct name (names are compared byte for byte). */
+function nameAt(buffer: Buffer, start: number, length: number): string {
+  if (start + length > buffer.byteLength) throw new RangeError('record truncated');
+  if (length > DECODED_NAME_LIMIT) return buffer.toString('utf8', start, start + length);
+  let hash = 0x811c9dc5;
+  for (let i = start; i < start + length; i += 1) hash = Math.imul(hash ^ buffer[i]!, 0x01000193);
+  const known = decodedNames.get(hash);
+  if (known !== undefined && sameBytes(known.bytes, buffer, start, length)) return known.name;
+  const name = buffer.toString('utf8', start, start + length);
+  if (decodedNames.size >= 4096) decodedNames.clear();
+  decodedNames.set(hash, { bytes: Buffer.from(buffer.subarray(start, start + length)), name });
+  return name;
+}
+
 function readAttribute(reader: Reader): Attribute {
-  const name = reader.text(reader.u16());
+  const length = reader.u16();
+  const name = nameAt(reader.buffer, reader.offset, length);
+  reader.offset += length;
   const count = reader.u32();
   const values: Buffer[] = [];
   for (let i = 0; i < count; i += 1) values.push(reader.bytes(reader.u32()));

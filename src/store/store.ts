@@ -20,6 +20,7 @@ import {
 } from './keys.js';
 import { normalizeRdn, normalizeValue } from './normalize.js';
 import { Memberships } from './memberships.js';
+import { EqualityCache } from './equality-cache.js';
 import { KeyedMutex, SharedSlots } from './mutex.js';
 import { withCreationAttributes } from './operational.js';
 import { WriteRecovery, type RecoveryDb, type StoreLog } from './recovery.js';
@@ -67,6 +68,9 @@ export const DEFAULT_CACHE_MB = 8;
 
 /** Entries read at once for a search whose candidates are known keys (the members of groups). */
 const KNOWN_BATCH = 64;
+
+/** Index keys read at once for an equality term (most values index one entry or a few). */
+const INDEX_BATCH = 64;
 
 export interface AddOptions {
   /** creatorsName/modifiersName. */
@@ -152,6 +156,8 @@ export class DirectoryStore {
   /** Group memberships, read from the keys group writes keep (memberships.ts). */
   readonly memberships: Memberships;
   private readonly recovery: WriteRecovery;
+  /** Recent equality lookups, kept while no write finishes (this thread's). */
+  private readonly equalityCache: EqualityCache;
 
   private constructor(private readonly db: Db, readonly dir: string, readonly indexed: ReadonlySet<string>, options: OpenOptions) {
     const { threads } = options;
@@ -159,6 +165,7 @@ export class DirectoryStore {
     this.gate = threads ? new WriteGate(threads.writeGate, threads.owner) : new WriteGate();
     this.recovery = new WriteRecovery(db as unknown as RecoveryDb, dir, this.gate, options.log);
     this.memberships = new Memberships(db);
+    this.equalityCache = new EqualityCache(() => this.gate.settled);
   }
 
   /** Opens (or creates) the database in `dir`; refuses unknown formats and databases in use. */
@@ -267,8 +274,29 @@ export class DirectoryStore {
   async require(dn: Dn, message = ''): Promise<Entry> {
     const entry = await this.get(dn);
     if (entry) return entry;
+    throw await this.missing(dn, message);
+  }
+
+  /**
+   * That the entry exists, or noSuchObject as for require. Its existence is read synchronously
+   * (a search's base: one cached LevelDB read, less than a hop through the thread pool), the
+   * closest ancestor only when it is missing.
+   */
+  async requireExists(dn: Dn, message = ''): Promise<void> {
+    if (this.db.getSync(entryKey(dnKey(dn))) === undefined) throw await this.missing(dn, message);
+  }
+
+  private async missing(dn: Dn, message: string): Promise<DirectoryError> {
     const ancestor = await this.closestAncestorOf(dn);
-    throw new DirectoryError('noSuchObject', message, ancestor === undefined ? '' : formatDn(ancestor));
+    return new DirectoryError('noSuchObject', message, ancestor === undefined ? '' : formatDn(ancestor));
+  }
+
+  /** The entry at this dnKey, read synchronously (see getSync). */
+  getByKeySync(key: string): Entry | undefined {
+    const record = this.db.getSync(entryKey(key));
+    if (record === undefined) return undefined;
+    this.stats.entriesRead += 1;
+    return decodeEntry(record);
   }
 
   async getByKey(key: string): Promise<Entry | undefined> {
@@ -419,14 +447,63 @@ export class DirectoryStore {
       yield* scope === 'one' ? this.children(baseKey) : this.subtree(baseKey);
       return;
     }
-    const range = 'present' in hint ? presenceRange(attribute)
-      : equalityRange(attribute, normalizeValue(attribute, hint.equality.value));
-    for await (const indexKey of this.db.keys(range)) {
+    if ('equality' in hint) {
+      yield* this.equal(equalityRange(attribute, normalizeValue(attribute, hint.equality.value)), baseKey, scope);
+      return;
+    }
+    for await (const indexKey of this.db.keys(presenceRange(attribute))) {
       this.stats.indexKeysRead += 1;
       const key = dnKeyOfIndexKey(indexKey);
       if (!this.inScope(key, baseKey, scope)) continue;
       const entry = await this.getByKey(key);
-      if (entry && ('equality' in hint || isFirstValue(entry, attribute, valueKeyOfIndexKey(indexKey, attribute)))) yield entry;
+      if (entry && isFirstValue(entry, attribute, valueKeyOfIndexKey(indexKey, attribute))) yield entry;
+    }
+  }
+
+  /**
+   * The entries in scope under the index keys of one value. The keys are read INDEX_BATCH at a
+   * time (the usual one or few in a single trip to LevelDB's thread), or not at all when the
+   * cache has the answer (equality-cache.ts); each entry is read synchronously, as a bind reads
+   * (one cached read costs less than a hop).
+   */
+  private async *equal(range: { gte: string; lt: string }, baseKey: string, scope: Scope): AsyncGenerator<Entry> {
+    const kept = this.equalityCache.get(range.gte);
+    if (kept) {
+      yield* this.entriesAt(kept, baseKey, scope);
+      return;
+    }
+    const stamp = this.equalityCache.begin();
+    const iterator = this.db.keys(range);
+    try {
+      let keys = await this.dnKeysOf(iterator);
+      if (keys.length < INDEX_BATCH) {
+        const more = await this.dnKeysOf(iterator); // at once, with no trip, when the iterator has ended
+        if (more.length === 0) this.equalityCache.keep(range.gte, keys, stamp);
+        yield* this.entriesAt(keys, baseKey, scope);
+        keys = more;
+      }
+      while (keys.length > 0) {
+        yield* this.entriesAt(keys, baseKey, scope);
+        keys = await this.dnKeysOf(iterator);
+      }
+    } finally {
+      await iterator.close();
+    }
+  }
+
+  /** The dnKeys of the iterator's next INDEX_BATCH index keys. */
+  private async dnKeysOf(iterator: { nextv(size: number): Promise<string[]> }): Promise<string[]> {
+    const indexKeys = await iterator.nextv(INDEX_BATCH);
+    this.stats.indexKeysRead += indexKeys.length;
+    return indexKeys.map(dnKeyOfIndexKey);
+  }
+
+  /** The entries of these dnKeys that exist and are in scope, read synchronously. */
+  private *entriesAt(keys: readonly string[], baseKey: string, scope: Scope): Generator<Entry> {
+    for (const key of keys) {
+      if (!this.inScope(key, baseKey, scope)) continue;
+      const entry = this.getByKeySync(key);
+      if (entry) yield entry;
     }
   }
 

@@ -30,6 +30,8 @@ const CELL = {
   low: 3,
   /** Writes refused while suspended. */
   refused: 4,
+  /** Writes finished (written, failed or withdrawn) since start: what readers' caches are stamped with. */
+  settled: 5,
 } as const;
 const HEADER = 8;
 /** Writes in flight at once, at most (more wait for a slot). */
@@ -77,6 +79,15 @@ export class WriteGate {
 
   get open(): boolean {
     return Atomics.load(this.cells, CELL.state) === OPEN;
+  }
+
+  /**
+   * Writes finished since start, in every thread. It moves as each write's batch settles, before
+   * the write is acknowledged: an answer read from the database while it held still is still the
+   * database's answer (store.ts's cache of equality lookups).
+   */
+  get settled(): number {
+    return Atomics.load(this.cells, CELL.settled);
   }
 
   /** Writes refused while the gate was closed, since start. */
@@ -157,6 +168,7 @@ export class WriteGate {
 
   /** Marks the ticket finished and moves `low` past every finished ticket. */
   private finish(ticket: number): void {
+    Atomics.add(this.cells, CELL.settled, 1);
     Atomics.store(this.ring, ticket & MASK, ticket);
     let low = Atomics.load(this.cells, CELL.low);
     while (Atomics.load(this.ring, low & MASK) === low) {

@@ -12,7 +12,7 @@ import { ResultCode, encodeSearchEntry } from '../../protocol/index.js';
 import { filterTerms, indexHint, matches, mentionsAttribute, needsMemberOfValues, resolveMemberships, type Memberships } from '../filter/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
 import { parseSelection, selectAttributes, wantsComputed, type Selection } from '../attributes.js';
-import { filterView, readable, requireAccess } from '../access.js';
+import { filterView, readable, readableDependsOnEntry, requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { Abandoned } from '../errors.js';
 import { pagingOf, pagedReply, type Paging } from './search-paging.js';
@@ -45,6 +45,8 @@ interface Walk {
   readonly sizeLimit: number;
   readonly deadline: number;
   readonly needsSubordinates: boolean;
+  /** Each entry's normalized DN is needed: to leave out the base (children scope), to tell a user its own entry (access.ts). */
+  readonly needsEntryDn: boolean;
   /** The filter's membership items, resolved; and whether entries need memberOf's values (asked for, or filtered on otherwise). */
   readonly memberships: Memberships;
   readonly needsMemberOf: boolean;
@@ -102,9 +104,10 @@ async function sendEntry(walk: Walk, { entry, hasSubordinates, memberOf, readabl
 async function check(walk: Walk, entry: Entry): Promise<Matched | undefined> {
   const { memberships, needsMemberOf } = walk;
   const key = memberships.tests.size > 0 || needsMemberOf ? dnKey(parseDn(entry.dn)) : undefined;
-  const normalized = key === undefined ? normalizeDn(entry.dn) : normalizedDnOf(key);
+  const normalized = key !== undefined ? normalizedDnOf(key) : walk.needsEntryDn ? normalizeDn(entry.dn) : undefined;
   if (walk.request.scope === 'children' && normalized === walk.baseKey) return undefined;
-  const view = readable(walk.context.session, normalized);
+  // Without needsEntryDn, readable() does not look at the DN (the admin, anonymous clients).
+  const view = readable(walk.context.session, normalized ?? '');
   const hasSubordinates = walk.needsSubordinates ? await walk.context.server.store.hasChildren(entry.dn) : undefined;
   const memberOf = needsMemberOf ? await memberOfValues(walk.context.server, key!, entry.dn) : undefined;
   const context = { hasSubordinates, memberOf, ...(key !== undefined && { memberships: { tests: memberships.tests, key } }) };
@@ -174,12 +177,13 @@ export async function search(request: SearchRequest, context: OperationContext):
     request, context, selection, baseKey: normalizeDn(base), sizeLimit: paging ? 0 : sizeLimit,
     deadline: timeLimit ? performance.now() + timeLimit * 1000 : 0,
     needsSubordinates: wantsComputed(selection, 'hasSubordinates') || mentionsAttribute(request.filter, 'hasSubordinates'),
+    needsEntryDn: request.scope === 'children' || readableDependsOnEntry(session),
     memberships, needsMemberOf: wantsComputed(selection, 'memberOf') || needsMemberOfValues(request.filter, memberships),
     terms: filterTerms(request.filter) + memberships.probes, budget: session.isAdmin ? 0 : limits.maxSearchCost,
   };
   if (paging?.resumed) return walkEntries(walk, paging.resumed, paging);
 
-  await server.store.require(base);
+  await server.store.requireExists(base);
   const scope = request.scope === 'children' ? 'sub' : request.scope;
   const source = server.store.search(base, scope, indexHint(request.filter, server.store.indexed, memberships.hints));
   return walkEntries(walk, source, paging);

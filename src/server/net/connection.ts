@@ -91,11 +91,13 @@ export class Connection implements MonitoredConnection {
   private opsReceived = 0;
   private opsCompleted = 0;
   private readonly listener: string;
-  /** What handlers send through OperationContext.send: search entries. */
+  /** What handlers send through OperationContext.send: search entries, held with the response that follows (coalesceWrites). */
   private readonly sendEntry = (message: Buffer): Promise<void> => {
     this.stats.add(SLOT.entriesSent);
-    return this.send(message);
+    return this.sendPart(message);
   };
+  /** Writes are held until the loop's check phase (coalesceWrites). */
+  private corked = false;
 
   /**
    * `secure`: the socket is TLS already (LDAPS); `startTls`: the certificate StartTLS uses (without
@@ -378,6 +380,29 @@ export class Connection implements MonitoredConnection {
       waiting.abort();
     }
     if (this.socket.destroyed || this.closing) throw new Abandoned();
+  }
+
+  /** A message before an operation's response (a search's entries): held with what follows it in this turn (coalesceWrites). */
+  private sendPart(message: Buffer): Promise<void> {
+    this.coalesceWrites();
+    return this.send(message);
+  }
+
+  /**
+   * Holds the socket's writes until the loop's check phase, so that what one turn of the loop
+   * answers goes out in one syscall (a search's entries and its SearchResultDone: one write, not
+   * one per message; the kernel's loopback work is billed to each write). Responses sent alone
+   * (a bind's) are written at once.
+   */
+  private coalesceWrites(): void {
+    if (this.corked) return;
+    const socket = this.socket;
+    this.corked = true;
+    socket.cork();
+    setImmediate(() => {
+      this.corked = false;
+      socket.uncork();
+    });
   }
 
   /** The idle timeout for the session as it is now: --idle-timeout, or --anonymous-idle-timeout (the shorter) while not bound to a DN. */

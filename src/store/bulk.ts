@@ -1,18 +1,17 @@
 /**
- * Bulk loading for offline import (like slapadd): entries come in chunks; one read per chunk
+ * Bulk loading for offline import (like slapadd): entries come in chunks, planned (bulk-plan.ts:
+ * here, or by the caller in worker threads); one read per chunk
  * tells which of their keys exist, entries are checked in order against that and the entries
  * not yet on disk, and written in large unsynced batches while the next chunk is prepared.
  * `finish` ends with a synced write, so everything is on disk when it resolves.
  */
-import { parseDn, type Dn } from './dn.js';
+import { parseDn } from './dn.js';
 import { normalizeDn } from './normalize.js';
 import type { Entry } from './entry.js';
-import { ancestorKeys, metaKey } from './keys.js';
-import type { BatchOp, DirectoryStore } from './store.js';
+import { metaKey, suffixKey } from './keys.js';
+import { alreadyExists, needsNewSuffix, put, type BatchOp, type DirectoryStore } from './store.js';
 import { asError } from '../errors.js';
-import { checkSchema } from './schema/check.js';
-import { withStructuralClass } from './schema/enforce.js';
-import { currentSchema } from './schema/installed.js';
+import { planBulkEntry, type BulkPlan, type PlanContext } from './bulk-plan.js';
 
 interface BulkOptions {
   /** creatorsName/modifiersName for entries that do not carry them. */
@@ -26,12 +25,6 @@ interface BulkOptions {
   readonly suffixes?: readonly string[];
   /** Check each entry against the schema in force (default true; import-ldif --no-schema-check: false). */
   readonly schemaCheck?: boolean;
-}
-
-interface Parsed {
-  readonly entry: Entry;
-  readonly dn: Dn;
-  readonly keys: string[];
 }
 
 export class BulkLoader {
@@ -51,6 +44,11 @@ export class BulkLoader {
     this.suffixes = new Set((options.suffixes ?? []).map((dn) => normalizeDn(dn)));
   }
 
+  /** How entries are planned for this loader (planBulkEntry), here or in a worker thread. */
+  get planContext(): PlanContext {
+    return { actor: this.options.actor ?? '', indexed: this.store.indexed, schemaCheck: this.options.schemaCheck !== false };
+  }
+
   private exists(key: string, known: ReadonlySet<string>): boolean {
     return this.pending.has(key) || this.writing.has(key) || known.has(key);
   }
@@ -59,20 +57,24 @@ export class BulkLoader {
    * Adds entries in order; the result for each is undefined (added) or the error that refused
    * it. With `stopAtError`, nothing after the first refused entry is added (or reported).
    */
-  async addAll(entries: readonly Entry[], stopAtError = false): Promise<(Error | undefined)[]> {
-    this.firstSuffixFree ??= (await this.store.suffixes()).length === 0;
-    const parsed = entries.map((entry): Parsed | Error => {
+  addAll(entries: readonly Entry[], stopAtError = false): Promise<(Error | undefined)[]> {
+    const context = this.planContext;
+    return this.placeAll(entries.map((entry) => {
       try {
-        const dn = parseDn(entry.dn);
-        return { entry, dn, keys: ancestorKeys(dn) };
+        return planBulkEntry(entry, context);
       } catch (error) {
         return asError(error);
       }
-    });
-    const known = await this.store.existing(this.unknownKeys(parsed));
+    }), stopAtError);
+  }
+
+  /** As addAll, for entries already planned (an Error in place of one that could not be). */
+  async placeAll(plans: readonly (BulkPlan | Error)[], stopAtError = false): Promise<(Error | undefined)[]> {
+    this.firstSuffixFree ??= (await this.store.suffixes()).length === 0;
+    const known = await this.store.existing(this.unknownKeys(plans));
     const results: (Error | undefined)[] = [];
-    for (const item of parsed) {
-      const result = item instanceof Error ? item : this.addOne(item, known);
+    for (const plan of plans) {
+      const result = plan instanceof Error ? plan : this.place(plan, known);
       results.push(result);
       if (result && stopAtError) break;
     }
@@ -80,11 +82,11 @@ export class BulkLoader {
     return results;
   }
 
-  private unknownKeys(parsed: readonly (Parsed | Error)[]): string[] {
+  private unknownKeys(plans: readonly (BulkPlan | Error)[]): string[] {
     const lookups = new Set<string>();
-    for (const item of parsed) {
-      if (item instanceof Error) continue;
-      for (const key of item.keys) if (!this.pending.has(key) && !this.writing.has(key)) lookups.add(key);
+    for (const plan of plans) {
+      if (plan instanceof Error) continue;
+      for (const key of plan.keys) if (!this.pending.has(key) && !this.writing.has(key)) lookups.add(key);
     }
     return [...lookups];
   }
@@ -94,18 +96,24 @@ export class BulkLoader {
     if (error) throw error;
   }
 
-  private mayStartSuffix(item: Parsed): boolean {
-    return this.firstSuffixFree === true || this.suffixes.has(normalizeDn(item.dn));
+  private mayStartSuffix(dn: string): boolean {
+    return this.firstSuffixFree === true || this.suffixes.has(normalizeDn(dn));
   }
 
-  private addOne(item: Parsed, known: ReadonlySet<string>): Error | undefined {
+  /** Checks a planned entry against what exists (a duplicate, a missing parent) and queues its operations. */
+  private place(plan: BulkPlan, known: ReadonlySet<string>): Error | undefined {
     try {
-      const options = { actor: this.options.actor ?? '', allowNewSuffix: this.mayStartSuffix(item) };
-      const entry = this.options.schemaCheck === false ? item.entry : withStructuralClass(item.entry, checkSchema(item.entry, currentSchema()));
-      const plan = this.store.planAdd(entry, item.dn, item.keys, options, (key) => this.exists(key, known));
-      this.ops.push(...plan.ops);
-      this.pending.add(plan.key);
-      if (plan.newSuffix) this.firstSuffixFree = false;
+      const exists = (key: string): boolean => this.exists(key, known);
+      const [key, parentKey] = plan.keys as [string, string?];
+      if (exists(key)) return alreadyExists(plan.dn);
+      const newSuffix = parentKey !== undefined && exists(parentKey) ? false
+        : needsNewSuffix(parseDn(plan.dn), plan.keys, this.mayStartSuffix(plan.dn), exists);
+      for (const op of plan.ops) this.ops.push(op);
+      if (newSuffix) {
+        this.ops.push(put(suffixKey(key)));
+        this.firstSuffixFree = false;
+      }
+      this.pending.add(key);
       return undefined;
     } catch (error) {
       return asError(error);

@@ -108,6 +108,40 @@ export function removalOps(key: string, parentKey: string, rdn: Rdn): BatchOp[] 
   return [del(entryKey(key)), del(childKey(parentKey, normalizeRdn(rdn)))];
 }
 
+/** The entry as a new entry is stored: memberOf dropped, the operational attributes it lacks added. */
+export function storedForm(entry: Entry, actor: string): Entry {
+  return withCreationAttributes(withoutMemberOf(entry), actor);
+}
+
+/**
+ * What storing a new entry writes, the naming-context key aside: its record, its one-level
+ * index key, its index keys and its group keys. Pure: the same entry gives the same operations.
+ */
+export function entryOps(stored: Entry, dn: Dn, keys: readonly string[], indexed: ReadonlySet<string>): BatchOp[] {
+  const [key, parentKey = ''] = keys as [string, string?];
+  const ops = placementOps(key, parentKey, dn[0]!, stored);
+  for (const indexKey of indexKeys(stored, key, indexed)) ops.push(put(indexKey));
+  for (const [derived, value] of membershipRecords(stored, key)) ops.push(put(derived, value));
+  return ops;
+}
+
+export function alreadyExists(dn: string): DirectoryError {
+  return new DirectoryError('entryAlreadyExists', `entry ${dn} already exists`);
+}
+
+/**
+ * Whether an entry whose own key is free starts a naming context: false when its parent exists;
+ * true when no ancestor exists and it may; otherwise noSuchObject, matchedDN the closest ancestor.
+ */
+export function needsNewSuffix(dn: Dn, keys: readonly string[], allowNewSuffix: boolean, exists: (key: string) => boolean): boolean {
+  if (dn.length > 1 && exists(keys[1]!)) return false;
+  const ancestor = keys.findIndex((key, depth) => depth > 0 && exists(key));
+  if (allowNewSuffix && ancestor === -1) return true;
+  const reason = dn.length > 1 ? `parent entry ${formatDn(dn.slice(1))} does not exist`
+    : `${formatDn(dn)} has no parent and naming contexts cannot be added here`;
+  throw new DirectoryError('noSuchObject', reason, ancestor === -1 ? '' : formatDn(dn.slice(ancestor)));
+}
+
 async function openLevel(dir: string, createIfMissing: boolean, cacheMb: number, multithreading: boolean): Promise<Db> {
   if (!createIfMissing && !existsSync(dir)) throw new StoreError(`there is no database at ${dir}`);
   const db = new Level<string, Buffer>(dir, {
@@ -287,24 +321,13 @@ export class DirectoryStore {
    */
   planAdd(entry: Entry, dn: Dn, keys: readonly string[], options: AddOptions, exists: (key: string) => boolean): PlannedAdd {
     checkEntry(entry, dn);
-    const [key, parentKey = ''] = keys as [string, string?];
-    if (exists(key)) throw new DirectoryError('entryAlreadyExists', `entry ${entry.dn} already exists`);
-    const newSuffix = this.needsNewSuffix(dn, keys, options, exists);
-    const stored = withCreationAttributes(withoutMemberOf(entry), options.actor ?? '');
-    const ops = placementOps(key, parentKey, dn[0]!, stored);
-    for (const indexKey of indexKeys(stored, key, this.indexed)) ops.push(put(indexKey));
-    for (const [derived, value] of membershipRecords(stored, key)) ops.push(put(derived, value));
+    const [key] = keys as [string];
+    if (exists(key)) throw alreadyExists(entry.dn);
+    const newSuffix = needsNewSuffix(dn, keys, options.allowNewSuffix === true, exists);
+    const stored = storedForm(entry, options.actor ?? '');
+    const ops = entryOps(stored, dn, keys, this.indexed);
     if (newSuffix) ops.push(put(suffixKey(key)));
     return { key, ops, newSuffix, stored };
-  }
-
-  private needsNewSuffix(dn: Dn, keys: readonly string[], options: AddOptions, exists: (key: string) => boolean): boolean {
-    if (dn.length > 1 && exists(keys[1]!)) return false;
-    const ancestor = keys.findIndex((key, depth) => depth > 0 && exists(key));
-    if (options.allowNewSuffix && ancestor === -1) return true;
-    const reason = dn.length > 1 ? `parent entry ${formatDn(dn.slice(1))} does not exist`
-      : `${formatDn(dn)} has no parent and naming contexts cannot be added here`;
-    throw new DirectoryError('noSuchObject', reason, ancestor === -1 ? '' : formatDn(dn.slice(ancestor)));
   }
 
   /**

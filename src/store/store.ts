@@ -49,6 +49,8 @@ export interface OpenOptions {
   readonly indexes?: readonly string[];
   /** LevelDB's block cache in MiB (default 8; import uses more). Part of the server's resident memory. */
   readonly cacheMb?: number;
+  /** LevelDB's write buffer (memtable) in MiB (default 32; a bulk load uses more: fewer tables to merge while it runs). */
+  readonly writeBufferMb?: number;
   /**
    * Several threads of this process serve the database (`serve --threads`): each opens it with
    * this set (classic-level shares one LevelDB between them) and the same `sharedLocks`
@@ -142,11 +144,16 @@ export function needsNewSuffix(dn: Dn, keys: readonly string[], allowNewSuffix: 
   throw new DirectoryError('noSuchObject', reason, ancestor === -1 ? '' : formatDn(dn.slice(ancestor)));
 }
 
-async function openLevel(dir: string, createIfMissing: boolean, cacheMb: number, multithreading: boolean): Promise<Db> {
+export const DEFAULT_WRITE_BUFFER_MB = 32;
+
+async function openLevel(dir: string, options: OpenOptions): Promise<Db> {
+  const createIfMissing = options.createIfMissing ?? true;
   if (!createIfMissing && !existsSync(dir)) throw new StoreError(`there is no database at ${dir}`);
   const db = new Level<string, Buffer>(dir, {
-    keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing, writeBufferSize: 32 << 20, cacheSize: cacheMb << 20, maxFileSize: 8 << 20,
+    keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing, maxFileSize: 8 << 20,
+    writeBufferSize: (options.writeBufferMb ?? DEFAULT_WRITE_BUFFER_MB) << 20, cacheSize: (options.cacheMb ?? DEFAULT_CACHE_MB) << 20,
   });
+  const multithreading = options.threads !== undefined;
   try {
     await db.open({ multithreading } as object);
     return db;
@@ -195,7 +202,7 @@ export class DirectoryStore {
 
   /** Opens (or creates) the database in `dir`; refuses unknown formats and databases in use. */
   static async open(dir: string, options: OpenOptions = {}): Promise<DirectoryStore> {
-    const db = await openLevel(dir, options.createIfMissing ?? true, options.cacheMb ?? DEFAULT_CACHE_MB, options.threads !== undefined);
+    const db = await openLevel(dir, options);
     try {
       const indexes = await DirectoryStore.checkFormat(db, dir, options.indexes ?? DEFAULT_INDEXES, options.log);
       return new DirectoryStore(db, dir, new Set(indexes), options);

@@ -1,9 +1,10 @@
 /**
  * Bulk loading for offline import (like slapadd): entries come in chunks, planned (bulk-plan.ts:
- * here, or by the caller in worker threads); one read per chunk
- * tells which of their keys exist, entries are checked in order against that and the entries
- * not yet on disk, and written in large unsynced batches while the next chunk is prepared.
- * `finish` ends with a synced write, so everything is on disk when it resolves.
+ * here, or by the caller in worker threads); one read per chunk tells which of their keys exist
+ * (into an empty database, only of the keys a filter of the entries placed so far may hold:
+ * key-filter.ts), entries are checked in order against that and the entries not yet on disk,
+ * and written in large unsynced batches while the next chunk is prepared. `finish` ends with a
+ * synced write, so everything is on disk when it resolves.
  */
 import { parseDn } from './dn.js';
 import { normalizeDn } from './normalize.js';
@@ -12,6 +13,7 @@ import { metaKey, suffixKey } from './keys.js';
 import { alreadyExists, needsNewSuffix, put, type BatchOp, type DirectoryStore } from './store.js';
 import { asError } from '../errors.js';
 import { planBulkEntry, type BulkPlan, type PlanContext } from './bulk-plan.js';
+import { KeyFilter } from './key-filter.js';
 
 interface BulkOptions {
   /** creatorsName/modifiersName for entries that do not carry them. */
@@ -38,6 +40,11 @@ export class BulkLoader {
   private readonly suffixes: Set<string>;
   /** May the next parentless entry start a naming context without being listed? */
   private firstSuffixFree: boolean | undefined;
+  /**
+   * Into a database without entries: every entry placed so far. A key it does not hold is known
+   * to be absent without a read. Undefined until the first chunk, and when the database had entries.
+   */
+  private placed: KeyFilter | undefined | false;
 
   constructor(private readonly store: DirectoryStore, private readonly options: BulkOptions = {}) {
     this.batchEntries = options.batchEntries ?? 1000;
@@ -71,6 +78,7 @@ export class BulkLoader {
   /** As addAll, for entries already planned (an Error in place of one that could not be). */
   async placeAll(plans: readonly (BulkPlan | Error)[], stopAtError = false): Promise<(Error | undefined)[]> {
     this.firstSuffixFree ??= (await this.store.suffixes()).length === 0;
+    this.placed ??= (await this.store.hasEntries()) ? false : new KeyFilter();
     const known = await this.store.existing(this.unknownKeys(plans));
     const results: (Error | undefined)[] = [];
     for (const plan of plans) {
@@ -86,9 +94,15 @@ export class BulkLoader {
     const lookups = new Set<string>();
     for (const plan of plans) {
       if (plan instanceof Error) continue;
-      for (const key of plan.keys) if (!this.pending.has(key) && !this.writing.has(key)) lookups.add(key);
+      for (const key of plan.keys) if (this.mightExist(key)) lookups.add(key);
     }
     return [...lookups];
+  }
+
+  /** Whether a key needs a read to know if it exists: not queued here, and not known absent. */
+  private mightExist(key: string): boolean {
+    if (this.pending.has(key) || this.writing.has(key)) return false;
+    return this.placed === false || this.placed === undefined || this.placed.mightHold(key);
   }
 
   async add(entry: Entry): Promise<void> {
@@ -114,6 +128,7 @@ export class BulkLoader {
         this.firstSuffixFree = false;
       }
       this.pending.add(key);
+      if (this.placed) this.placed.add(key);
       return undefined;
     } catch (error) {
       return asError(error);

@@ -14,7 +14,7 @@ import { DEFAULT_INDEXES, indexKeys, normalizeIndexList } from './indexes.js';
 import {
   ancestorKeys, childKey, childrenRange, dnKey, dnKeyOfIndexKey, entryKey, equalityRange, inSubtree, metaKey, presenceRange,
   valueKey, valueKeyOfIndexKey,
-  subtreeRange, suffixKey, ALL_KEYS, isDirectChild, suffixesRange,
+  subtreeRange, suffixKey, ALL_KEYS, ENTRY_KEYS, isDirectChild, suffixesRange,
 } from './keys.js';
 import { normalizeRdn, normalizeValue } from './normalize.js';
 import { Memberships } from './memberships.js';
@@ -309,6 +309,12 @@ export class DirectoryStore {
   async hasChildren(dn: string | Dn): Promise<boolean> {
     const key = dnKey(typeof dn === 'string' ? parseDn(dn) : dn);
     for await (const _child of this.db.keys({ ...childrenRange(key), limit: 1 })) return true;
+    return false;
+  }
+
+  /** Whether the database holds any entry. */
+  async hasEntries(): Promise<boolean> {
+    for await (const _key of this.db.keys({ ...ENTRY_KEYS, limit: 1 })) return true;
     return false;
   }
 

@@ -40,7 +40,8 @@ export function parseField({ line, bytes }: LogicalLine): Field {
   if (lower === undefined) {
     throw new LdifError(line, `expected "attribute: value", got ${quoteLine(bytes)} (${quoteLine(name)} is not an attribute description)`);
   }
-  return { line, source: bytes, name, lower, ...valueSpec(bytes, colon + 1) };
+  const { form, start, end } = valueSpec(bytes, colon + 1);
+  return { line, source: bytes, name, lower, form, start, end };
 }
 
 /** Valid attribute descriptions seen so far, lower-cased: a file repeats a few dozen names millions of times. */

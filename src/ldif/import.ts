@@ -2,16 +2,24 @@
  * Offline bulk import (like slapadd): LDIF records in, entries stored in order, passwords hashed
  * on the way a batch at a time (PBKDF2 runs in libuv's thread pool, a thread per core). Each
  * problem names its line; with `continueOnError` the entry is skipped and counted.
+ *
+ * With `workers`, worker threads read and plan parts of the file (import-worker.ts: parsing, DN
+ * normalization, the schema check, record encoding, index keys) and the main thread only checks
+ * each planned entry against what exists, in file order, and writes the batches.
  */
 import { BulkLoader } from '../store/bulk.js';
-import { groupAttributes, type Entry } from '../store/entry.js';
+import type { PlanContext } from '../store/bulk-plan.js';
 import type { DirectoryStore } from '../store/store.js';
 import { LdifError } from './errors.js';
-import { hashPasswords, type HashPolicy } from './passwords.js';
-import type { Settled } from './pipeline.js';
-import { readLdifBatches } from './reader.js';
-import type { LdifRecord } from './types.js';
-import { errorMessage } from '../errors.js';
+import { ldifParts } from './import-chunks.js';
+import { hashedAndPlanned, ImportProblem, ldifProblem, prepareRecord, type Outcome } from './import-plan.js';
+import { unpackChunk, type Received, type WireChunk, type WireFatal } from './import-wire.js';
+import { PlanWorkers } from './import-workers.js';
+import type { HashPolicy } from './passwords.js';
+import { DEFAULT_MAX_RECORD_BYTES, readLdifBatches } from './reader.js';
+import { FileState } from './records.js';
+
+export { ImportProblem } from './import-plan.js';
 
 export interface ImportOptions {
   readonly hash: HashPolicy;
@@ -22,6 +30,10 @@ export interface ImportOptions {
   readonly suffixes?: readonly string[];
   /** Check every entry against the schema in force (default true; --no-schema-check: false). */
   readonly schemaCheck?: boolean;
+  /** Worker threads that read and plan the records (default 0: all on the calling thread). */
+  readonly workers?: number;
+  /** The schema files in force beside the built-in ones (installSchema), for the worker threads to load too. */
+  readonly schemaFiles?: readonly string[];
   /** Called after each stored entry. */
   readonly onEntry?: () => void;
   /** Called for each skipped entry (only with continueOnError). */
@@ -33,54 +45,10 @@ export interface ImportResult {
   readonly skipped: number;
 }
 
-/** Why one record was not imported: its line, its DN if known, and the reason. */
-export class ImportProblem extends Error {
-  override name = 'ImportProblem';
-  constructor(readonly line: number, readonly dn: string | undefined, reason: string) {
-    super(`line ${line}${dn === undefined ? '' : ` (${dn})`}: ${reason}`);
-  }
-}
-
-interface Prepared {
-  readonly line: number;
-  readonly entry: Entry;
-}
-
-function toEntry(record: LdifRecord): Entry {
-  if (record.kind !== 'entry' && record.kind !== 'add') {
-    throw new Error(`changetype ${record.kind} cannot be imported; import-ldif loads entries (use ldapmodify against a server)`);
-  }
-  return { dn: record.dn, attributes: groupAttributes(record.attributes) };
-}
-
-function problemOf(record: LdifRecord, error: unknown): ImportProblem {
-  return new ImportProblem(record.line, record.dn, errorMessage(error));
-}
-
-/** The record as an entry ready to store; a promise only when a password must be hashed. */
-function prepare(record: LdifRecord, hash: HashPolicy): Settled<Prepared> | Promise<Settled<Prepared>> {
-  try {
-    const entry = hashPasswords(toEntry(record), hash);
-    if (!(entry instanceof Promise)) return { ok: true, value: { line: record.line, entry } };
-    return entry.then(
-      (hashed) => ({ ok: true, value: { line: record.line, entry: hashed } }) as const,
-      (error: unknown) => ({ ok: false, error: problemOf(record, error) }) as const,
-    );
-  } catch (error) {
-    return { ok: false, error: problemOf(record, error) };
-  }
-}
-
-function asProblem(error: unknown): ImportProblem {
-  if (error instanceof ImportProblem) return error;
-  if (error instanceof LdifError) return new ImportProblem(error.line, undefined, error.message.replace(/^line \d+: /, ''));
-  throw error;
-}
-
 class Importer {
   imported = 0;
   skipped = 0;
-  private readonly loader: BulkLoader;
+  readonly loader: BulkLoader;
 
   constructor(store: DirectoryStore, private readonly options: ImportOptions) {
     this.loader = new BulkLoader(store, { actor: options.actor ?? '', suffixes: options.suffixes, schemaCheck: options.schemaCheck ?? true });
@@ -93,23 +61,23 @@ class Importer {
   }
 
   /**
-   * Stores the prepared entries of a batch, then reports every outcome in input order. Without
+   * Stores the planned entries of a batch, then reports every outcome in input order. Without
    * continueOnError, nothing after the first problem is stored: the import stops there.
    */
-  async store(outcomes: readonly Settled<Prepared>[]): Promise<void> {
+  async store(outcomes: readonly Outcome[]): Promise<void> {
     const firstFailure = outcomes.findIndex((outcome) => !outcome.ok);
     const considered = this.options.continueOnError || firstFailure === -1 ? outcomes : outcomes.slice(0, firstFailure + 1);
-    const ready = considered.flatMap((outcome) => (outcome.ok ? [outcome.value] : []));
-    const results = await this.loader.addAll(ready.map((prepared) => prepared.entry), !this.options.continueOnError);
+    const ready = considered.flatMap((outcome) => (outcome.ok ? [outcome] : []));
+    const results = await this.loader.placeAll(ready.map((outcome) => outcome.plan), !this.options.continueOnError);
     let next = 0;
     for (const outcome of considered) {
       if (!outcome.ok) {
-        this.skip(asProblem(outcome.error));
+        this.skip(outcome.problem);
         continue;
       }
       const error = results[next++];
       if (error) {
-        this.skip(new ImportProblem(outcome.value.line, outcome.value.entry.dn, error.message));
+        this.skip(new ImportProblem(outcome.line, outcome.plan.dn, error.message));
       } else {
         this.imported += 1;
         this.options.onEntry?.();
@@ -122,22 +90,69 @@ class Importer {
   }
 }
 
-/**
- * One batch of records (or malformed-record errors, in their place) made ready to store:
- * passwords are hashed all at once, so PBKDF2 keeps every thread of the pool busy.
- */
-function prepareBatch(items: readonly (LdifRecord | LdifError)[], hash: HashPolicy): Promise<Settled<Prepared>[]> {
-  return Promise.all(items.map((item) => (item instanceof LdifError ? { ok: false, error: asProblem(item) } as const : prepare(item, hash))));
+/** Every outcome of a batch, once the ones that hash passwords have. */
+function settled(outcomes: (Outcome | Promise<Outcome>)[]): Outcome[] | Promise<Outcome[]> {
+  return outcomes.some((outcome) => outcome instanceof Promise) ? Promise.all(outcomes) : (outcomes as Outcome[]);
+}
+
+async function importHere(importer: Importer, input: AsyncIterable<Buffer | string>, hash: HashPolicy): Promise<void> {
+  const context = importer.loader.planContext;
+  for await (const items of readLdifBatches(input, { keepErrors: true })) {
+    await importer.store(await settled(items.map((item) => prepareRecord(item, hash, context))));
+  }
+}
+
+/** The error that ended a worker's reading of its part, as the reader threw it. */
+function fatalError(fatal: WireFatal): Error {
+  return fatal.line === undefined ? new Error(fatal.message) : new LdifError(fatal.line, fatal.message.replace(/^line \d+: /, ''));
+}
+
+/** The main thread's share of a worker's outcome: the file-wide rule first, then any hashing. */
+function inFileOrder(received: Received, files: FileState, hash: HashPolicy, context: PlanContext): Outcome | Promise<Outcome> {
+  try {
+    if (received.kind !== undefined) files.check({ kind: received.kind, line: 'line' in received ? received.line : lineOf(received.outcome) });
+  } catch (error) {
+    if (error instanceof LdifError) return ldifProblem(error);
+    throw error;
+  }
+  return 'hash' in received ? hashedAndPlanned(received.line, received.hash, hash, context) : received.outcome;
+}
+
+const lineOf = (outcome: Outcome): number => (outcome.ok ? outcome.line : outcome.problem.line);
+
+async function importInWorkers(importer: Importer, input: AsyncIterable<Buffer | string>, options: ImportOptions, count: number): Promise<void> {
+  const context = importer.loader.planContext;
+  const workers = new PlanWorkers(count, {
+    actor: context.actor, indexed: [...context.indexed], schemaCheck: context.schemaCheck, schemaFiles: options.schemaFiles ?? [],
+    schemeNames: options.hash.registry.names(), maxRecordBytes: DEFAULT_MAX_RECORD_BYTES,
+  });
+  const files = new FileState();
+  const store = async (chunk: WireChunk): Promise<void> => {
+    await importer.store(await settled(unpackChunk(chunk).map((received) => inFileOrder(received, files, options.hash, context))));
+    if (chunk.fatal) throw fatalError(chunk.fatal);
+  };
+  const inFlight: Promise<WireChunk>[] = [];
+  try {
+    for await (const part of ldifParts(input, DEFAULT_MAX_RECORD_BYTES)) {
+      const planned = workers.plan(part);
+      planned.catch(() => undefined); // awaited in turn below; a failure is reported there
+      inFlight.push(planned);
+      if (inFlight.length > count * 2) await store(await inFlight.shift()!);
+    }
+    while (inFlight.length > 0) await store(await inFlight.shift()!);
+  } finally {
+    await workers.close();
+  }
 }
 
 export async function importLdif(
   store: DirectoryStore, input: AsyncIterable<Buffer | string>, options: ImportOptions,
 ): Promise<ImportResult> {
   const importer = new Importer(store, options);
+  const workers = options.workers ?? 0;
   try {
-    for await (const items of readLdifBatches(input, { keepErrors: true })) {
-      await importer.store(await prepareBatch(items, options.hash));
-    }
+    if (workers > 0) await importInWorkers(importer, input, options, workers);
+    else await importHere(importer, input, options.hash);
   } finally {
     await importer.finish();
   }

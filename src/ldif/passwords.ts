@@ -8,6 +8,11 @@ import type { Attribute, Entry } from '../store/entry.js';
 import { typeKey } from '../store/schema.js';
 
 
+/** What a userPassword value is (SchemeRegistry.classify; a worker thread classifies by the registry's names). */
+export interface PasswordClassifier {
+  classify(value: string): { readonly kind: 'plain' | 'hashed' } | { readonly kind: 'unknown'; readonly name: string };
+}
+
 export interface HashPolicy {
   readonly registry: SchemeRegistry;
   /** The scheme plain values are hashed with. */
@@ -16,8 +21,8 @@ export interface HashPolicy {
 }
 
 /** True when the value is already a hash in a known scheme; throws for an unknown scheme. */
-function isHashed(value: Buffer, policy: HashPolicy): boolean {
-  const found = policy.registry.classify(value.toString('utf8'));
+function isHashed(value: Buffer, classifier: PasswordClassifier): boolean {
+  const found = classifier.classify(value.toString('utf8'));
   if (found.kind === 'unknown') throw new Error(`userPassword uses an unknown password scheme {${found.name}}`);
   return found.kind === 'hashed';
 }
@@ -28,13 +33,14 @@ async function hashValue(value: Buffer, policy: HashPolicy): Promise<Buffer> {
 
 async function hashAttribute(attribute: Attribute, policy: HashPolicy): Promise<Attribute> {
   if (typeKey(attribute.name) !== 'userpassword') return attribute;
-  const values = await Promise.all(attribute.values.map((value) => (isHashed(value, policy) ? value : hashValue(value, policy))));
+  const values = await Promise.all(attribute.values.map((value) => (isHashed(value, policy.registry) ? value : hashValue(value, policy))));
   return { name: attribute.name, values };
 }
 
-function needsHashing(entry: Entry, policy: HashPolicy): boolean {
+/** Whether the entry has a plain userPassword value; throws for a value in an unknown scheme. */
+export function needsHashing(entry: Entry, classifier: PasswordClassifier): boolean {
   return entry.attributes.some((attribute) => typeKey(attribute.name) === 'userpassword'
-    && attribute.values.some((value) => !isHashed(value, policy)));
+    && attribute.values.some((value) => !isHashed(value, classifier)));
 }
 
 /**
@@ -42,7 +48,7 @@ function needsHashing(entry: Entry, policy: HashPolicy): boolean {
  * (the common case for a pre-hashed import), so a batch of such entries makes no promises.
  */
 export function hashPasswords(entry: Entry, policy: HashPolicy): Entry | Promise<Entry> {
-  if (!needsHashing(entry, policy)) return entry;
+  if (!needsHashing(entry, policy.registry)) return entry;
   return Promise.all(entry.attributes.map((attribute) => hashAttribute(attribute, policy)))
     .then((attributes) => ({ dn: entry.dn, attributes }));
 }

@@ -22,6 +22,17 @@ export interface ReadLdifOptions {
   readonly maxRecordBytes?: number;
   /** Report a malformed record and go on with the next one (instead of throwing). */
   readonly onError?: (error: LdifError) => void;
+  /**
+   * The input is a part of a file that starts at a record (import's worker threads): the number
+   * of its first line, and whether it is the file's start (where a BOM and a version line may
+   * be). The rule that content and change records do not mix is then the caller's (FileState).
+   */
+  readonly part?: FilePart;
+}
+
+export interface FilePart {
+  readonly firstLine: number;
+  readonly startOfFile: boolean;
 }
 
 export const DEFAULT_MAX_RECORD_BYTES = 64 * 1024 * 1024;
@@ -40,11 +51,15 @@ class LdifStream {
   private readonly encoder = new ChunkEncoder();
   private readonly splitter = new LineSplitter();
   private readonly grouper: RecordGrouper;
-  private readonly file = new FileState();
-  private lineNumber = 0;
+  private readonly file: FileState;
+  private lineNumber: number;
+  private readonly bomLine: number;
 
-  constructor(private readonly maxRecordBytes: number) {
+  constructor(private readonly maxRecordBytes: number, part: FilePart | undefined) {
     this.grouper = new RecordGrouper(maxRecordBytes);
+    this.file = part ? new FileState(part.startOfFile, false) : new FileState();
+    this.lineNumber = (part?.firstLine ?? 1) - 1;
+    this.bomLine = part === undefined || part.startOfFile ? this.lineNumber + 1 : -1;
   }
 
   /** The groups of lines this chunk completes, one per record. */
@@ -82,7 +97,7 @@ class LdifStream {
 
   private push(line: Buffer): LogicalLine[] | LdifError | undefined {
     this.lineNumber++;
-    return this.grouper.push(this.lineNumber === 1 ? withoutBom(line) : line, this.lineNumber);
+    return this.grouper.push(this.lineNumber === this.bomLine ? withoutBom(line) : line, this.lineNumber);
   }
 
   /** An unfinished line counts toward its record's size, so a huge line fails before it is whole. */
@@ -127,7 +142,7 @@ export async function* readLdifBatches(
 ): AsyncGenerator<(LdifRecord | LdifError)[]> {
   const maxRecordBytes = options.maxRecordBytes ?? DEFAULT_MAX_RECORD_BYTES;
   if (!(maxRecordBytes > 0)) throw new RangeError('maxRecordBytes must be a positive number');
-  const stream = new LdifStream(maxRecordBytes);
+  const stream = new LdifStream(maxRecordBytes, options.part);
   for await (const chunk of withEnd(input)) {
     const batch: (LdifRecord | LdifError)[] = [];
     const onError = options.keepErrors ? (error: LdifError) => { batch.push(error); } : undefined;

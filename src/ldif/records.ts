@@ -151,8 +151,16 @@ export class RecordParser {
 
 /** The whole-file rules: optional `version: 1` first, and content and change records not mixed. */
 export class FileState {
-  private started = false;
+  private started: boolean;
   private contentFile: boolean | undefined;
+
+  /**
+   * `startOfFile` false: the lines are a later part of a file (no version line to drop);
+   * `checkKinds` false: the caller applies the mixing rule (import's worker threads: in file order).
+   */
+  constructor(startOfFile = true, private readonly checkKinds = true) {
+    this.started = !startOfFile;
+  }
 
   /** Drops a leading `version:` line from the first record (checking it says 1). */
   withoutVersion(fields: Field[]): Field[] {
@@ -165,7 +173,8 @@ export class FileState {
     return fields.slice(1);
   }
 
-  check(record: LdifRecord): void {
+  check(record: Pick<LdifRecord, 'kind' | 'line'>): void {
+    if (!this.checkKinds) return;
     const content = record.kind === 'entry';
     this.contentFile ??= content;
     if (content !== this.contentFile) {

@@ -2,5 +2,5 @@ export { SchemeRegistry, createRegistry, parseStoredValue, DEFAULT_MAX_ITERATION
 export type { HashLimits, Logger, RegistryOptions, RegisteredScheme, VerifyResult, StoredValue, PasswordValue } from './registry.js';
 export { loadSchemePlugin, loadSchemePlugins, registryRecipe, registryFromRecipe, type RegistryRecipe } from './plugins.js';
 export { SchemeError } from './errors.js';
-export { SCHEME_NAME, SCHEME_PREFIX } from './scheme-name.js';
+export { SCHEME_NAME, SCHEME_PREFIX, classifyByNames } from './scheme-name.js';
 export { HashMemoryBudget, COUNTED_KIB, type BudgetState } from './memory-budget.js';

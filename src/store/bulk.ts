@@ -1,18 +1,19 @@
 /**
- * Bulk loading for offline import (like slapadd): entries come in chunks; one read per chunk
- * tells which of their keys exist, entries are checked in order against that and the entries
- * not yet on disk, and written in large unsynced batches while the next chunk is prepared.
- * `finish` ends with a synced write, so everything is on disk when it resolves.
+ * Bulk loading for offline import (like slapadd): entries come in chunks, planned (bulk-plan.ts:
+ * here, or by the caller in worker threads); one read per chunk tells which of their keys exist
+ * (into an empty database, only of the keys a filter of the entries placed so far may hold:
+ * key-filter.ts), entries are checked in order against that and the entries not yet on disk,
+ * and written in large unsynced batches while the next chunk is prepared. `finish` ends with a
+ * synced write, so everything is on disk when it resolves.
  */
-import { parseDn, type Dn } from './dn.js';
+import { parseDn } from './dn.js';
 import { normalizeDn } from './normalize.js';
 import type { Entry } from './entry.js';
-import { ancestorKeys, metaKey } from './keys.js';
-import type { BatchOp, DirectoryStore } from './store.js';
+import { metaKey, suffixKey } from './keys.js';
+import { alreadyExists, needsNewSuffix, put, type BatchOp, type DirectoryStore } from './store.js';
 import { asError } from '../errors.js';
-import { checkSchema } from './schema/check.js';
-import { withStructuralClass } from './schema/enforce.js';
-import { currentSchema } from './schema/installed.js';
+import { planBulkEntry, type BulkPlan, type PlanContext } from './bulk-plan.js';
+import { KeyFilter } from './key-filter.js';
 
 interface BulkOptions {
   /** creatorsName/modifiersName for entries that do not carry them. */
@@ -28,12 +29,6 @@ interface BulkOptions {
   readonly schemaCheck?: boolean;
 }
 
-interface Parsed {
-  readonly entry: Entry;
-  readonly dn: Dn;
-  readonly keys: string[];
-}
-
 export class BulkLoader {
   private ops: BatchOp[] = [];
   /** Keys added but not yet written, and keys of the batch being written (until the next flush). */
@@ -45,10 +40,20 @@ export class BulkLoader {
   private readonly suffixes: Set<string>;
   /** May the next parentless entry start a naming context without being listed? */
   private firstSuffixFree: boolean | undefined;
+  /**
+   * Into a database without entries: every entry placed so far. A key it does not hold is known
+   * to be absent without a read. Undefined until the first chunk, and when the database had entries.
+   */
+  private placed: KeyFilter | undefined | false;
 
   constructor(private readonly store: DirectoryStore, private readonly options: BulkOptions = {}) {
     this.batchEntries = options.batchEntries ?? 1000;
     this.suffixes = new Set((options.suffixes ?? []).map((dn) => normalizeDn(dn)));
+  }
+
+  /** How entries are planned for this loader (planBulkEntry), here or in a worker thread. */
+  get planContext(): PlanContext {
+    return { actor: this.options.actor ?? '', indexed: this.store.indexed, schemaCheck: this.options.schemaCheck !== false };
   }
 
   private exists(key: string, known: ReadonlySet<string>): boolean {
@@ -59,20 +64,25 @@ export class BulkLoader {
    * Adds entries in order; the result for each is undefined (added) or the error that refused
    * it. With `stopAtError`, nothing after the first refused entry is added (or reported).
    */
-  async addAll(entries: readonly Entry[], stopAtError = false): Promise<(Error | undefined)[]> {
-    this.firstSuffixFree ??= (await this.store.suffixes()).length === 0;
-    const parsed = entries.map((entry): Parsed | Error => {
+  addAll(entries: readonly Entry[], stopAtError = false): Promise<(Error | undefined)[]> {
+    const context = this.planContext;
+    return this.placeAll(entries.map((entry) => {
       try {
-        const dn = parseDn(entry.dn);
-        return { entry, dn, keys: ancestorKeys(dn) };
+        return planBulkEntry(entry, context);
       } catch (error) {
         return asError(error);
       }
-    });
-    const known = await this.store.existing(this.unknownKeys(parsed));
+    }), stopAtError);
+  }
+
+  /** As addAll, for entries already planned (an Error in place of one that could not be). */
+  async placeAll(plans: readonly (BulkPlan | Error)[], stopAtError = false): Promise<(Error | undefined)[]> {
+    this.firstSuffixFree ??= (await this.store.suffixes()).length === 0;
+    this.placed ??= (await this.store.hasEntries()) ? false : new KeyFilter();
+    const known = await this.store.existing(this.unknownKeys(plans));
     const results: (Error | undefined)[] = [];
-    for (const item of parsed) {
-      const result = item instanceof Error ? item : this.addOne(item, known);
+    for (const plan of plans) {
+      const result = plan instanceof Error ? plan : this.place(plan, known);
       results.push(result);
       if (result && stopAtError) break;
     }
@@ -80,13 +90,19 @@ export class BulkLoader {
     return results;
   }
 
-  private unknownKeys(parsed: readonly (Parsed | Error)[]): string[] {
+  private unknownKeys(plans: readonly (BulkPlan | Error)[]): string[] {
     const lookups = new Set<string>();
-    for (const item of parsed) {
-      if (item instanceof Error) continue;
-      for (const key of item.keys) if (!this.pending.has(key) && !this.writing.has(key)) lookups.add(key);
+    for (const plan of plans) {
+      if (plan instanceof Error) continue;
+      for (const key of plan.keys) if (this.mightExist(key)) lookups.add(key);
     }
     return [...lookups];
+  }
+
+  /** Whether a key needs a read to know if it exists: not queued here, and not known absent. */
+  private mightExist(key: string): boolean {
+    if (this.pending.has(key) || this.writing.has(key)) return false;
+    return this.placed === false || this.placed === undefined || this.placed.mightHold(key);
   }
 
   async add(entry: Entry): Promise<void> {
@@ -94,18 +110,25 @@ export class BulkLoader {
     if (error) throw error;
   }
 
-  private mayStartSuffix(item: Parsed): boolean {
-    return this.firstSuffixFree === true || this.suffixes.has(normalizeDn(item.dn));
+  private mayStartSuffix(dn: string): boolean {
+    return this.firstSuffixFree === true || this.suffixes.has(normalizeDn(dn));
   }
 
-  private addOne(item: Parsed, known: ReadonlySet<string>): Error | undefined {
+  /** Checks a planned entry against what exists (a duplicate, a missing parent) and queues its operations. */
+  private place(plan: BulkPlan, known: ReadonlySet<string>): Error | undefined {
     try {
-      const options = { actor: this.options.actor ?? '', allowNewSuffix: this.mayStartSuffix(item) };
-      const entry = this.options.schemaCheck === false ? item.entry : withStructuralClass(item.entry, checkSchema(item.entry, currentSchema()));
-      const plan = this.store.planAdd(entry, item.dn, item.keys, options, (key) => this.exists(key, known));
-      this.ops.push(...plan.ops);
-      this.pending.add(plan.key);
-      if (plan.newSuffix) this.firstSuffixFree = false;
+      const exists = (key: string): boolean => this.exists(key, known);
+      const [key, parentKey] = plan.keys as [string, string?];
+      if (exists(key)) return alreadyExists(plan.dn);
+      const newSuffix = parentKey !== undefined && exists(parentKey) ? false
+        : needsNewSuffix(parseDn(plan.dn), plan.keys, this.mayStartSuffix(plan.dn), exists);
+      for (const op of plan.ops) this.ops.push(op);
+      if (newSuffix) {
+        this.ops.push(put(suffixKey(key)));
+        this.firstSuffixFree = false;
+      }
+      this.pending.add(key);
+      if (this.placed) this.placed.add(key);
       return undefined;
     } catch (error) {
       return asError(error);

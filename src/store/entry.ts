@@ -15,7 +15,11 @@ export interface Entry {
 /** Values of every attribute of this type (any options, any alias): `values(e, 'commonName')`. */
 export function values(entry: Entry, description: string): Buffer[] {
   const key = typeKey(description);
-  return entry.attributes.filter((attribute) => typeKey(attribute.name) === key).flatMap((attribute) => attribute.values);
+  const found: Buffer[] = [];
+  for (const attribute of entry.attributes) {
+    if (typeKey(attribute.name) === key) for (const value of attribute.values) found.push(value);
+  }
+  return found;
 }
 
 /** The attribute with exactly this description (type and options), if present. */

@@ -1,5 +1,7 @@
 export { DirectoryStore, STORE_FORMAT, DEFAULT_CACHE_MB, type Scope, type IndexHint, type OpenOptions, type AddOptions } from './store.js';
 export { BulkLoader } from './bulk.js';
+export { planBulkEntry, type BulkPlan, type PlanContext } from './bulk-plan.js';
+export { put, type BatchOp } from './store.js';
 export { DirectoryError, StoreError } from './errors.js';
 export {
   parseDn, formatDn, escapeValue, dnSizeProblem, DEFAULT_DN_LIMITS, DN_CEILING, type Dn, type DnLimits, type Rdn, type Ava,

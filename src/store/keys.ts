@@ -167,6 +167,9 @@ export function suffixesRange(): { gte: string; lt: string } {
 }
 
 /** Every key of the database (each starts with an ASCII letter), for a compaction of all of it. */
+/** Every entry record's key. */
+export const ENTRY_KEYS = { gte: `e${SEPARATOR}`, lt: `e${RDN_SEPARATOR}` } as const;
+
 export const ALL_KEYS: { readonly start: string; readonly end: string } = { start: SEPARATOR, end: '\x7f' };
 
 /** A key range no key is in (below every space letter): compacting it only writes the memtable out (recovery.ts). */

@@ -20,17 +20,21 @@ function currentTime(now: Date): Buffer {
 /** Adds what a new entry lacks; values already present (from an LDIF export) are kept. */
 export function withCreationAttributes(entry: Entry, actor: string, now: Date = new Date()): Entry {
   const present = new Set(entry.attributes.map((attribute) => typeKey(attribute.name)));
-  const time = currentTime(now);
-  const defaults: Attribute[] = [
-    { name: 'entryUUID', values: [Buffer.from(randomUUID())] },
-    { name: 'creatorsName', values: [Buffer.from(actor)] },
-    { name: 'createTimestamp', values: [time] },
-    { name: 'modifiersName', values: [Buffer.from(actor)] },
-    { name: 'modifyTimestamp', values: [time] },
-  ];
-  const missing = defaults.filter((attribute) => !present.has(typeKey(attribute.name)));
+  const missing: Attribute[] = [];
+  for (const [name, key, value] of CREATION_DEFAULTS) {
+    if (!present.has(key)) missing.push({ name, values: [value(actor, now)] });
+  }
   return missing.length === 0 ? entry : { dn: entry.dn, attributes: [...entry.attributes, ...missing] };
 }
+
+/** What a new entry is given when it lacks it, in this order: name, type key, value. */
+const CREATION_DEFAULTS: readonly (readonly [string, string, (actor: string, now: Date) => Buffer])[] = [
+  ['entryUUID', 'entryuuid', () => Buffer.from(randomUUID())],
+  ['creatorsName', 'creatorsname', (actor) => Buffer.from(actor)],
+  ['createTimestamp', 'createtimestamp', (_actor, now) => currentTime(now)],
+  ['modifiersName', 'modifiersname', (actor) => Buffer.from(actor)],
+  ['modifyTimestamp', 'modifytimestamp', (_actor, now) => currentTime(now)],
+];
 
 const MODIFICATION_ATTRIBUTES = new Set(['modifiersname', 'modifytimestamp']);
 

@@ -16,7 +16,7 @@ import { DEFAULT_INDEXES, indexKeys, normalizeIndexList } from './indexes.js';
 import {
   ancestorKeys, childKey, childrenRange, dnKey, dnKeyOfIndexKey, entriesRange, entryKey, equalityRange, inSubtree, metaKey, presenceRange,
   valueKey, valueKeyOfIndexKey,
-  subtreeRange, suffixKey, ALL_KEYS, isDirectChild, suffixesRange,
+  subtreeRange, suffixKey, ALL_KEYS, ENTRY_KEYS, isDirectChild, suffixesRange,
 } from './keys.js';
 import { normalizeRdn, normalizeValue } from './normalize.js';
 import { Memberships } from './memberships.js';
@@ -52,6 +52,8 @@ export interface OpenOptions {
   readonly indexes?: readonly string[];
   /** LevelDB's block cache in MiB (default 8; import uses more). Part of the server's resident memory. */
   readonly cacheMb?: number;
+  /** LevelDB's write buffer (memtable) in MiB (default 32; a bulk load uses more: fewer tables to merge while it runs). */
+  readonly writeBufferMb?: number;
   /**
    * Several threads of this process serve the database (`serve --threads`): each opens it with
    * this set (classic-level shares one LevelDB between them) and the same `sharedLocks`
@@ -114,11 +116,50 @@ export function removalOps(key: string, parentKey: string, rdn: Rdn): BatchOp[] 
   return [del(entryKey(key)), del(childKey(parentKey, normalizeRdn(rdn)))];
 }
 
-async function openLevel(dir: string, createIfMissing: boolean, cacheMb: number, multithreading: boolean): Promise<Db> {
+/** The entry as a new entry is stored: memberOf dropped, the operational attributes it lacks added. */
+export function storedForm(entry: Entry, actor: string): Entry {
+  return withCreationAttributes(withoutMemberOf(entry), actor);
+}
+
+/**
+ * What storing a new entry writes, the naming-context key aside: its record, its one-level
+ * index key, its index keys and its group keys. Pure: the same entry gives the same operations.
+ */
+export function entryOps(stored: Entry, dn: Dn, keys: readonly string[], indexed: ReadonlySet<string>): BatchOp[] {
+  const [key, parentKey = ''] = keys as [string, string?];
+  const ops = placementOps(key, parentKey, dn[0]!, stored);
+  for (const indexKey of indexKeys(stored, key, indexed)) ops.push(put(indexKey));
+  for (const [derived, value] of membershipRecords(stored, key)) ops.push(put(derived, value));
+  return ops;
+}
+
+export function alreadyExists(dn: string): DirectoryError {
+  return new DirectoryError('entryAlreadyExists', `entry ${dn} already exists`);
+}
+
+/**
+ * Whether an entry whose own key is free starts a naming context: false when its parent exists;
+ * true when no ancestor exists and it may; otherwise noSuchObject, matchedDN the closest ancestor.
+ */
+export function needsNewSuffix(dn: Dn, keys: readonly string[], allowNewSuffix: boolean, exists: (key: string) => boolean): boolean {
+  if (dn.length > 1 && exists(keys[1]!)) return false;
+  const ancestor = keys.findIndex((key, depth) => depth > 0 && exists(key));
+  if (allowNewSuffix && ancestor === -1) return true;
+  const reason = dn.length > 1 ? `parent entry ${formatDn(dn.slice(1))} does not exist`
+    : `${formatDn(dn)} has no parent and naming contexts cannot be added here`;
+  throw new DirectoryError('noSuchObject', reason, ancestor === -1 ? '' : formatDn(dn.slice(ancestor)));
+}
+
+export const DEFAULT_WRITE_BUFFER_MB = 32;
+
+async function openLevel(dir: string, options: OpenOptions): Promise<Db> {
+  const createIfMissing = options.createIfMissing ?? true;
   if (!createIfMissing && !existsSync(dir)) throw new StoreError(`there is no database at ${dir}`);
   const db = new Level<string, Buffer>(dir, {
-    keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing, writeBufferSize: 32 << 20, cacheSize: cacheMb << 20, maxFileSize: 8 << 20,
+    keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing, maxFileSize: 8 << 20,
+    writeBufferSize: (options.writeBufferMb ?? DEFAULT_WRITE_BUFFER_MB) << 20, cacheSize: (options.cacheMb ?? DEFAULT_CACHE_MB) << 20,
   });
+  const multithreading = options.threads !== undefined;
   try {
     await db.open({ multithreading } as object);
     return db;
@@ -170,7 +211,7 @@ export class DirectoryStore {
 
   /** Opens (or creates) the database in `dir`; refuses unknown formats and databases in use. */
   static async open(dir: string, options: OpenOptions = {}): Promise<DirectoryStore> {
-    const db = await openLevel(dir, options.createIfMissing ?? true, options.cacheMb ?? DEFAULT_CACHE_MB, options.threads !== undefined);
+    const db = await openLevel(dir, options);
     try {
       const indexes = await DirectoryStore.checkFormat(db, dir, options.indexes ?? DEFAULT_INDEXES, options.log);
       return new DirectoryStore(db, dir, new Set(indexes), options);
@@ -320,6 +361,12 @@ export class DirectoryStore {
     return false;
   }
 
+  /** Whether the database holds any entry. */
+  async hasEntries(): Promise<boolean> {
+    for await (const _key of this.db.keys({ ...ENTRY_KEYS, limit: 1 })) return true;
+    return false;
+  }
+
   /** The naming contexts: entries stored without a parent, as their DNs were written. */
   async suffixes(): Promise<string[]> {
     const dns: string[] = [];
@@ -336,24 +383,13 @@ export class DirectoryStore {
    */
   planAdd(entry: Entry, dn: Dn, keys: readonly string[], options: AddOptions, exists: (key: string) => boolean): PlannedAdd {
     checkEntry(entry, dn);
-    const [key, parentKey = ''] = keys as [string, string?];
-    if (exists(key)) throw new DirectoryError('entryAlreadyExists', `entry ${entry.dn} already exists`);
-    const newSuffix = this.needsNewSuffix(dn, keys, options, exists);
-    const stored = withCreationAttributes(withoutMemberOf(entry), options.actor ?? '');
-    const ops = placementOps(key, parentKey, dn[0]!, stored);
-    for (const indexKey of indexKeys(stored, key, this.indexed)) ops.push(put(indexKey));
-    for (const [derived, value] of membershipRecords(stored, key)) ops.push(put(derived, value));
+    const [key] = keys as [string];
+    if (exists(key)) throw alreadyExists(entry.dn);
+    const newSuffix = needsNewSuffix(dn, keys, options.allowNewSuffix === true, exists);
+    const stored = storedForm(entry, options.actor ?? '');
+    const ops = entryOps(stored, dn, keys, this.indexed);
     if (newSuffix) ops.push(put(suffixKey(key)));
     return { key, ops, newSuffix, stored };
-  }
-
-  private needsNewSuffix(dn: Dn, keys: readonly string[], options: AddOptions, exists: (key: string) => boolean): boolean {
-    if (dn.length > 1 && exists(keys[1]!)) return false;
-    const ancestor = keys.findIndex((key, depth) => depth > 0 && exists(key));
-    if (options.allowNewSuffix && ancestor === -1) return true;
-    const reason = dn.length > 1 ? `parent entry ${formatDn(dn.slice(1))} does not exist`
-      : `${formatDn(dn)} has no parent and naming contexts cannot be added here`;
-    throw new DirectoryError('noSuchObject', reason, ancestor === -1 ? '' : formatDn(dn.slice(ancestor)));
   }
 
   /**

@@ -1,6 +1,7 @@
 /** `leveldap import-ldif FILE|-`: offline bulk load into the database, like slapadd. */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import type { Readable } from 'node:stream';
 import type { Argv, CommandModule } from 'yargs';
 import { importLdif, type ImportProblem } from '../../ldif/index.js';
@@ -24,6 +25,7 @@ interface ImportArgs extends SchemeOptions, DataOptions, PolicyFileOption, Param
   suffix?: string[];
   compact: boolean;
   'schema-check': boolean;
+  workers: number;
 }
 
 function builder(yargs: Argv): Argv<ImportArgs> {
@@ -36,13 +38,34 @@ function builder(yargs: Argv): Argv<ImportArgs> {
     .option('admin-dn', { type: 'string', default: DEFAULT_ADMIN_DN, describe: 'creatorsName of imported entries that lack one' })
     .option('suffix', { type: 'string', array: true, requiresArg: true, describe: 'an entry without a parent that may start a naming context (repeatable)' })
     .option('schema-check', { type: 'boolean', default: true, describe: 'check every entry against the schema (--no-schema-check: load data from a directory with a laxer past, as slapadd -s)' })
+    .option('workers', { type: 'number', default: defaultWorkers(), requiresArg: true, describe: 'worker threads that parse and prepare the entries (0: all on the main thread, which writes in any case)' })
     .option('compact', { type: 'boolean', default: true, describe: 'compact the database after the load (--no-compact: leave it to LevelDB)' }) as Argv<ImportArgs>;
 }
 
-/** yargs hands a lone "-" over as "". */
+/** One worker thread per core, the main thread writing beside them: the most that helped here (docs/performance.md, "Import speed"). */
+function defaultWorkers(): number {
+  return Math.min(availableParallelism(), MAX_DEFAULT_WORKERS);
+}
+
+const MAX_DEFAULT_WORKERS = 8;
+
+function workerCount(given: number): number {
+  if (!Number.isSafeInteger(given) || given < 0 || given > 64) throw new CliError(`--workers must be a whole number from 0 to 64, not ${given}`);
+  return given;
+}
+
 /** A bulk load reads as much as it writes (existence checks): a larger block cache than serving needs. */
 const IMPORT_CACHE_MB = 64;
 
+/**
+ * A bulk load's memtable: 100,000 users fit in it, so LevelDB merges no tables while the load
+ * runs and the compaction after it writes each table once (its background thread used 0.8 s of
+ * CPU instead of 3.1 s with serve's 32 MiB: docs/performance.md, "Import speed"). Native memory,
+ * at most this much, whatever the file's size.
+ */
+const IMPORT_WRITE_BUFFER_MB = 256;
+
+/** yargs hands a lone "-" over as "". */
 const isStdin = (file: string): boolean => file === '-' || file === '';
 
 function openInput(file: string): Readable {
@@ -81,7 +104,9 @@ function report(imported: number, skipped: number, started: number): string {
 }
 
 async function handler(args: ImportArgs): Promise<void> {
-  installSchemaFiles([...(await schemaFilesOf(args.config)), ...(args.schema ?? [])]);
+  const workers = workerCount(args.workers);
+  const schemaFiles = [...(await schemaFilesOf(args.config)), ...(args.schema ?? [])];
+  installSchemaFiles(schemaFiles);
   const registry = await registryFromOptions(args);
   const policy = await policyFromOptions({ config: args.config });
   checkPolicy(registry, policy);
@@ -91,13 +116,13 @@ async function handler(args: ImportArgs): Promise<void> {
   registry.validateParams(scheme, params);
   const progress: Progress = createProgress(await inputSize(args.file));
   const input = openInput(args.file);
-  const store = await DirectoryStore.open(args.data, { cacheMb: IMPORT_CACHE_MB });
+  const store = await DirectoryStore.open(args.data, { cacheMb: IMPORT_CACHE_MB, writeBufferMb: IMPORT_WRITE_BUFFER_MB });
   const started = performance.now();
   let imported = 0;
   try {
     const result = await importLdif(store, counted(input, progress), {
       hash: { registry, scheme, params }, continueOnError: args['continue-on-error'], actor: args['admin-dn'], suffixes: args.suffix,
-      schemaCheck: args['schema-check'],
+      schemaCheck: args['schema-check'], workers, schemaFiles,
       onEntry: () => { imported += 1; progress.entry(); },
       onSkip: (problem: ImportProblem) => process.stderr.write(`leveldap: skipped ${problem.message}\n`),
     });

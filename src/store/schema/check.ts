@@ -23,8 +23,14 @@ import type { SchemaAttributeType, SchemaObjectClass, SchemaRegistry } from './r
 
 const EXTENSIBLE = 'extensibleobject';
 
-/** The attribute type part of a description: 'cn;lang-en' -> 'cn'. */
-const baseName = (description: string): string => description.split(';', 1)[0]!.replace(/^oid\./i, '');
+const OID_PREFIX = /^oid\./i;
+
+/** The attribute type part of a description: 'cn;lang-en' -> 'cn', 'OID.2.5.4.3' -> '2.5.4.3'. */
+function baseName(description: string): string {
+  const semicolon = description.indexOf(';');
+  const type = semicolon === -1 ? description : description.slice(0, semicolon);
+  return (type.charCodeAt(0) | 0x20) === 0x6f && OID_PREFIX.test(type) ? type.slice(4) : type;
+}
 
 /** The classes the entry names (every one known: checked with the values); 65 when it names none. */
 function classesOf(entry: Entry, registry: SchemaRegistry): SchemaObjectClass[] {

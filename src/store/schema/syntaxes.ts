@@ -5,6 +5,7 @@
  * Country String or Directory String is refused (invalidAttributeSyntax, 21). Syntaxes without a
  * check take any value (Octet String, binary, certificates, ...). A literal table.
  */
+import { isAscii, isUtf8 } from 'node:buffer';
 import { isGeneralizedTime } from '../time.js';
 import { parseDn } from '../dn.js';
 
@@ -47,8 +48,13 @@ function isNameAndOptionalUid(value: Buffer): boolean {
   return isDn(Buffer.from(uid ? decoded.slice(0, uid.index) : decoded));
 }
 
-const isIa5 = (value: Buffer): boolean => value.every((byte) => byte < 0x80);
-const isDirectoryString = (value: Buffer): boolean => value.byteLength > 0 && text(value) !== undefined;
+const isIa5 = (value: Buffer): boolean => isAscii(value);
+
+/** U+FFFD in UTF-8: `text` refuses a value holding it (it is what a decoding error would leave). */
+const REPLACEMENT = Buffer.from('\uFFFD', 'utf8');
+
+/** The same answer as `text(value) !== undefined`, without decoding: valid UTF-8 without U+FFFD. */
+const isDirectoryString = (value: Buffer): boolean => value.byteLength > 0 && isUtf8(value) && value.indexOf(REPLACEMENT) === -1;
 
 const SYNTAXES: readonly Syntax[] = [
   { oid: `${LDAP}1`, description: 'ACI Item', binary: true },

@@ -86,7 +86,16 @@ async function measure(port: number, pid: number): Promise<Run> {
   };
 }
 
-const passes = (run: Run) => run.medianGap < 0.10 && run.overlap;
+/**
+ * Medians within this share of each other: the defect this guards against showed as 20-24%
+ * (docs/password-limits.md), so the bound stays under it; the server CPU ratio the test asserts is the steadier
+ * check of the same thing.
+ */
+const MEDIAN_GAP = 0.10;
+/** Measurements tried before the medians must agree: other work on this 2-core machine moved two in a row by 15%. */
+const ATTEMPTS = 3;
+
+const passes = (run: Run) => run.medianGap < MEDIAN_GAP && run.overlap;
 
 describe('leveldap serve: an unknown DN and a wrong password take the same time (users on SSHA512, default scheme PBKDF2-SHA256)', () => {
   let server: LeveldapServer;
@@ -101,10 +110,14 @@ describe('leveldap serve: an unknown DN and a wrong password take the same time 
     console.log(first.report);
     // The server's CPU is not the machine's wall clock: other work does not move it much, so no second chance.
     assert.ok(first.cpuRatio < 1.5, `an unknown DN costs the server ${first.cpuRatio.toFixed(1)} times what a wrong password costs: ${first.report}`);
-    const run = passes(first) ? first : await measure(server.port, pid);
-    if (run !== first) console.log(`measured again: ${run.report}`);
-    const history = run === first ? run.report : `first run: ${first.report}; second run: ${run.report}`;
-    assert.ok(run.medianGap < 0.10, `medians differ by ${(run.medianGap * 100).toFixed(1)}%: ${history}`);
+    const runs = [first];
+    while (!passes(runs.at(-1)!) && runs.length < ATTEMPTS) {
+      runs.push(await measure(server.port, pid));
+      console.log(`measured again: ${runs.at(-1)!.report}`);
+    }
+    const run = runs.at(-1)!;
+    const history = runs.map((each, n) => `run ${n + 1}: ${each.report}`).join('; ');
+    assert.ok(run.medianGap < MEDIAN_GAP, `medians differ by ${(run.medianGap * 100).toFixed(1)}%: ${history}`);
     assert.ok(run.overlap, `the 25th-75th percentile ranges do not intersect: ${history}`);
   });
 });

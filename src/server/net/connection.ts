@@ -11,7 +11,6 @@
  */
 import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
-import { once } from 'node:events';
 import { ResultCode, decodeRequest, encodeNoticeOfDisconnection, FrameError, FrameReader, peekRequest, ProtocolError, type RequestHead } from '../../protocol/index.js';
 import type { ExtendedRequest, Request } from '../../protocol/types.js';
 import type { OperationContext, Reply, ServerContext } from '../context.js';
@@ -98,6 +97,8 @@ export class Connection implements MonitoredConnection {
   };
   /** Writes are held until the loop's check phase (coalesceWrites). */
   private corked = false;
+  /** While the socket's buffer is full: what every waiting write waits on (drained()). */
+  private drainWait: Promise<void> | undefined;
 
   /**
    * `secure`: the socket is TLS already (LDAPS); `startTls`: the certificate StartTLS uses (without
@@ -369,17 +370,30 @@ export class Connection implements MonitoredConnection {
     if (this.socket.destroyed) throw new Abandoned();
     this.stats.sent(message.length);
     if (this.socket.write(message)) return;
-    const waiting = new AbortController();
-    const stall = setTimeout(() => this.disconnect(ResultCode.unavailable, 'client stopped reading'), WRITE_STALL_MS);
-    try {
-      await Promise.race([once(this.socket, 'drain', { signal: waiting.signal }), once(this.socket, 'close', { signal: waiting.signal })]);
-    } catch {
-      throw new Abandoned();
-    } finally {
-      clearTimeout(stall);
-      waiting.abort();
-    }
+    await this.drained();
     if (this.socket.destroyed || this.closing) throw new Abandoned();
+  }
+
+  /**
+   * Resolves when the socket's buffer has drained or the socket closed. Every operation whose
+   * write found the buffer full waits on this one promise (one pair of listeners, however many
+   * pipelined operations wait); a client that stops reading is disconnected after WRITE_STALL_MS.
+   */
+  private drained(): Promise<void> {
+    this.drainWait ??= new Promise<void>((resolve) => {
+      const socket = this.socket;
+      const stall = setTimeout(() => this.disconnect(ResultCode.unavailable, 'client stopped reading'), WRITE_STALL_MS);
+      const done = (): void => {
+        clearTimeout(stall);
+        socket.off('drain', done);
+        socket.off('close', done);
+        this.drainWait = undefined;
+        resolve();
+      };
+      socket.on('drain', done);
+      socket.on('close', done);
+    });
+    return this.drainWait;
   }
 
   /** A message before an operation's response (a search's entries): held with what follows it in this turn (coalesceWrites). */

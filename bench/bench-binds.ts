@@ -3,7 +3,8 @@
  * 10,000-user LDIF (pre-hashed {SSHA512}, then {PBKDF2-SHA256} at 10,000 iterations), the same
  * client (bench/bind-load.ts: 32 connections, one bind outstanding on each, random users),
  * alternating runs. Reports binds/s, latency percentiles, binds per CPU-second of each server,
- * resident memory at the end of the run and the most seen during it (every 500 ms), and the ratio. Logging is off on both servers
+ * resident memory at the end of the run and the most seen during it (every 500 ms), and the ratio; each round starts one
+ * server later in the rotation than the one before. Logging is off on both servers
  * (slapd `loglevel 0`, 16 threads; leveldap --log-level warn). Runs before 2026-12-01 15:00 left slapd at its default loglevel
  * (stats: a syslog line per operation), which halved its bind rate: their ratios are recorded as such in docs/performance.md.
  * Run: npm run build && node dist/bench/bench-binds.js     (USERS, SECONDS, CONNECTIONS, ROUNDS, SCHEMES,
@@ -85,7 +86,10 @@ async function benchScheme(scheme: string): Promise<string[]> {
       }
     }
     for (let round = 1; round <= ROUNDS; round += 1) {
-      for (const { label, server } of servers) {
+      // Each round starts one server later in the list: a slot of the rotation (right after slapd,
+      // say) is not always the same server's, and a bias of the slot spreads over all of them.
+      const shift = (round - 1) % servers.length;
+      for (const { label, server } of [...servers.slice(shift), ...servers.slice(0, shift)]) {
         process.stderr.write(`${scheme}: round ${round}, ${label}...\n`);
         const result = await measure(server);
         const previous = best.get(label);

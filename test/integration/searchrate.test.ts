@@ -16,6 +16,7 @@ import { slapdAvailable, type Slapd } from '../../src/harness/slapd.js';
 import { startSlapdWithUsers } from '../helpers/slapd.js';
 import { operationRecords } from '../helpers/server-log.js';
 import { leveldapTarget, runJson, slapdTarget, type LoadSummary, type LoadTarget } from '../helpers/load-tools.js';
+import { eventually } from '../helpers/eventually.js';
 
 const searchrate = join(repoRoot, 'bin', 'searchrate.js');
 const USERS = 200;
@@ -79,9 +80,8 @@ describe('searchrate', () => {
     const marker = 'marker.%d';
     const summary = await searchrateJson(server.port, '-D', server.adminDn, '-w', server.adminPassword, '-F', '-c', '3', '-m', '30', `(uid=${marker})`, 'cn', 'mail');
     assert.equal(summary.operations, 30);
-    const deadline = Date.now() + 5000;
     const logged = () => operationRecords(server).slice(before).filter((line) => line['filter']?.toString().startsWith('(uid=marker.'));
-    while (logged().length < 30 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    await eventually(() => logged().length >= 30, 5000);
     assert.equal(logged().length, 30);
     assert.ok(logged().every((line) => JSON.stringify(line['attrs']) === '["cn","mail"]' && line['code'] === 0 && line['entries'] === 0));
     const binds = operationRecords(server).slice(before).filter((line) => line['op'] === 'bind' && line['dn'] === server.adminDn);

@@ -24,6 +24,7 @@ import { RawConnection } from '../helpers/ldap-client.js';
 import { bindRequest, exchange } from '../helpers/ldap-requests.js';
 import { cpuSeconds } from '../../src/harness/process-stats.js';
 import { createRegistry } from '../../src/password/index.js';
+import { eventually } from '../helpers/eventually.js';
 
 const PEOPLE = 'ou=People,dc=example,dc=com';
 const USERS = 200;
@@ -142,7 +143,7 @@ describe('leveldap serve: a decoy that matches binds nobody (one account, PBKDF2
     connection.socket.destroy();
     // The log is written asynchronously: wait for the two hits expected, then look at every one.
     const cacheHits = () => server.logs().filter((line) => line.includes('verified-bind cache hit'));
-    for (const deadline = Date.now() + 5000; cacheHits().length < 2 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 50));
+    await eventually(() => cacheHits().length >= 2, 5000);
     await new Promise((resolve) => setTimeout(resolve, 200));
     const hits = cacheHits();
     assert.equal(hits.length, 2, 'the second and last binds of uid=only only');

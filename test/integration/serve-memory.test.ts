@@ -14,6 +14,7 @@ import { spawnSync } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { serverMemory, startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { RawConnection } from '../helpers/ldap-client.js';
+import { eventually } from '../helpers/eventually.js';
 
 interface Encodable { toBer(): { buffer: Buffer } }
 const require = createRequire(import.meta.url);
@@ -74,8 +75,7 @@ describe('leveldap serve: memory is given back after clients leave', { skip }, (
 
   /** Waits until RSS is within RETURNED_MB of the start; returns the last reading (MB). */
   async function returned(): Promise<number> {
-    const deadline = performance.now() + RETURN_WITHIN_MS;
-    while (rss() > start + RETURNED_MB * MB && performance.now() < deadline) await sleep(500);
+    await eventually(() => rss() <= start + RETURNED_MB * MB, RETURN_WITHIN_MS);
     return rss() / MB;
   }
 

@@ -13,6 +13,7 @@ import { DEFAULT_LIMITS, startServer, type Started } from '../../src/server/inde
 import { populateDatabase } from '../helpers/leveldap-server.js';
 import { Op, RawConnection } from '../helpers/ldap-client.js';
 import { tempDir } from '../helpers/store.js';
+import { eventually } from '../helpers/eventually.js';
 
 interface Encodable {
   toBer(): { buffer: Buffer };
@@ -88,8 +89,7 @@ describe('leveldap serve: searches release their database iterators', () => {
 
   /** Waits (up to 3 s) for the open resources to drop back to `baseline`; returns how many remain above it. */
   async function leakedAbove(baseline: number): Promise<number> {
-    const deadline = Date.now() + 3000;
-    while (openResources.size > baseline && Date.now() < deadline) await sleep(50);
+    await eventually(() => openResources.size <= baseline, 3000);
     return openResources.size - baseline;
   }
 

@@ -380,10 +380,7 @@ describe('leveldap serve: TLS', { skip }, () => {
 
   test('every connection opened is closed again, StartTLS ones included (nothing leaks)', async () => {
     const count = (message: string) => secured.logs().filter((line) => line.includes(`"msg":"${message}"`)).length;
-    const deadline = Date.now() + TIMEOUT_MS;
-    while (count('connection closed') < count('connection opened') && Date.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 50));
-    }
+    await eventually(() => count('connection closed') >= count('connection opened'), TIMEOUT_MS);
     assert.ok(count('connection opened') > 10);
     assert.equal(count('connection closed'), count('connection opened'));
     const secure = secured.logs().filter((line) => line.includes('"msg":"connection opened"') && line.includes('"secure":true'));

@@ -44,6 +44,12 @@ interface Tally {
   running: boolean;
 }
 
+/** A counted answer: a non-zero result code tallied by code, and the time since the request (sentAt, performance.now()) in µs. */
+export function recordAnswer(tally: { readonly errors: Record<number, number>; readonly histogram: hdr.Histogram }, code: number, sentAt: number): void {
+  if (code !== 0) tally.errors[code] = (tally.errors[code] ?? 0) + 1;
+  tally.histogram.recordValue(Math.max(1, Math.round((performance.now() - sentAt) * 1000)));
+}
+
 /** A TCP connection to the server, Nagle off (each request is one small write). */
 export function connect(target: { readonly host: string; readonly port: number }): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
@@ -72,8 +78,7 @@ function drive(socket: net.Socket, target: BindTarget, tally: Tally): Promise<vo
       const { code } = readResult(frame);
       if (tally.counting) {
         tally.operations += 1;
-        if (code !== 0) tally.errors[code] = (tally.errors[code] ?? 0) + 1;
-        tally.histogram.recordValue(Math.max(1, Math.round((performance.now() - sentAt) * 1000)));
+        recordAnswer(tally, code, sentAt);
       }
       next();
     }

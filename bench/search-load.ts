@@ -6,7 +6,7 @@
 import type net from 'node:net';
 import hdr from 'hdr-histogram-js';
 import { FrameReader } from '../src/protocol/index.js';
-import { countedRun, type LoadOptions } from './bind-load.js';
+import { countedRun, recordAnswer, type LoadOptions } from './bind-load.js';
 import { cpuSeconds } from '../src/harness/process-stats.js';
 import { SEARCH_DONE, SEARCH_ENTRY, encodeSearch, encodeSimpleBind, readCode, readMessage, type SearchSpec } from '../src/authrate/wire.js';
 
@@ -66,8 +66,7 @@ function drive(socket: net.Socket, target: SearchTarget, tally: Tally): Promise<
       const code = readCode(frame, content);
       tally.searches += 1;
       tally.entries += entries;
-      if (code !== 0) tally.errors[code] = (tally.errors[code] ?? 0) + 1;
-      tally.histogram.recordValue(Math.max(1, Math.round((performance.now() - sentAt) * 1000)));
+      recordAnswer(tally, code, sentAt);
     }
     next();
   };

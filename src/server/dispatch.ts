@@ -3,7 +3,7 @@
  * into the operation's response: a DirectoryError becomes its result code, an unexpected error
  * becomes `other` (logged, never a crash), an abandoned operation gets no response.
  */
-import { dnSizeProblem, DirectoryError } from '../store/index.js';
+import { dnSizeProblem, DirectoryError, normalizeDn } from '../store/index.js';
 import { ResultCode, ProtocolError, encodeBindResponse, encodeExtendedResponse, encodeResult, encodeSearchDone, ResponseOp } from '../protocol/index.js';
 import { dnLimitsOf, type Limits } from './config.js';
 import type { Request } from '../protocol/types.js';
@@ -62,12 +62,33 @@ function replyForError(error: unknown, context: OperationContext, request: Answe
   return { code: ResultCode.other, message: 'internal error' };
 }
 
+function normalizedOrEmpty(dn: string): string {
+  try {
+    return normalizeDn(dn);
+  } catch {
+    return '';
+  }
+}
+
+/**
+ * unavailable (52) for a read of a node's local copy when the store it copies has been silent
+ * for longer than --max-staleness (docs/scale-out.md); the root DSE and the admin's bind answer.
+ */
+function staleRefusal(request: AnsweredRequest, context: OperationContext): Reply | undefined {
+  const stale = context.server.store.staleReason();
+  if (stale === undefined) return undefined;
+  const rootDse = request.kind === 'search' && request.base === '' && request.scope === 'base';
+  const adminBind = request.kind === 'bind' && normalizedOrEmpty(request.name) === context.server.admin.normalizedDn;
+  if (rootDse || adminBind || request.kind === 'extended' || (request.kind === 'bind' && request.name === '')) return undefined;
+  return { code: ResultCode.unavailable, message: stale };
+}
+
 /** Runs the operation; undefined means no response is due (abandoned). */
 export async function perform(request: AnsweredRequest, context: OperationContext): Promise<Reply | undefined> {
   // A bind starts anonymous whatever its outcome, even a refusal before it runs (RFC 4513 4).
   if (request.kind === 'bind') context.session.bindAs('', false);
   try {
-    const refusal = criticalControlRefusal(request) ?? oversizedDn(request, context.server.config.limits);
+    const refusal = criticalControlRefusal(request) ?? oversizedDn(request, context.server.config.limits) ?? staleRefusal(request, context);
     if (refusal) return refusal;
     return await (HANDLERS[request.kind] as (request: AnsweredRequest, context: OperationContext) => Promise<Reply>)(request, context);
   } catch (error) {

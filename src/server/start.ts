@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import { generalizedTime, normalizeDn, DirectoryStore, SharedSlots, WriteGate } from '../store/index.js';
+import { openNode, type StoreNode } from '../store/postgres/index.js';
 import { registryRecipe, type SchemeRegistry } from '../password/index.js';
 import { checkPolicy, policyParams, resolveDefaultScheme, DEFAULT_POLICY, type PasswordPolicy } from '../policy/index.js';
 import { nettleLoadError, pbkdf2Backends } from '../../schemes/kdf.js';
@@ -47,6 +48,8 @@ export interface StartOptions {
    * threads. Absent: one per core, at most DEFAULT_THREADS_MAX (one with lockout on).
    */
   readonly threads?: number;
+  /** Be a node of this PostgreSQL store (--store, --node-name, --max-staleness): --data is its local copy. */
+  readonly postgres?: { readonly url?: string; readonly nodeName?: string; readonly maxStaleness: number };
   /** The Prometheus endpoint (--metrics-port, --metrics-host); none when absent. */
   readonly metrics?: MetricsOptions;
 }
@@ -118,9 +121,9 @@ export const DEFAULT_THREADS_MAX = 8;
  * The threads to serve with: those asked for (else one per core), or one when they cannot be
  * had, said as a warning if they were asked for.
  */
-function threadCount(asked: number | undefined, settings: PasswordPolicy, log: Logger): number {
+function threadCount(asked: number | undefined, settings: PasswordPolicy, log: Logger, postgres: boolean): number {
   const wanted = asked ?? Math.min(availableParallelism(), DEFAULT_THREADS_MAX);
-  const notAvailable = singleThreadReason(wanted, settings.maxFailures > 0);
+  const notAvailable = singleThreadReason(wanted, settings.maxFailures > 0, postgres);
   if (notAvailable) log[asked === undefined ? 'info' : 'warn']({ threads: 1, asked: wanted }, `serving with one thread: ${notAvailable}`);
   return notAvailable ? 1 : wanted;
 }
@@ -184,11 +187,15 @@ export async function startServer(options: StartOptions): Promise<Started> {
   const log = pino({ ...LOG_OPTIONS, level: options.logLevel }, stream);
   const sharedLocks = SharedSlots.allocate();
   const writeGate = WriteGate.allocate();
-  const threads = threadCount(options.threads, settings, log);
+  const threads = threadCount(options.threads, settings, log, options.postgres !== undefined);
   const store = await DirectoryStore.open(options.dataDir, {
     cacheMb: options.cacheMb, log, ...(threads > 1 && { threads: { sharedLocks, writeGate, owner: mainOwner(threads) } }),
   });
+  let node: StoreNode | undefined;
   try {
+    node = options.postgres?.url === undefined ? undefined : await openNode(options.postgres.url, store, {
+      log, maxStaleness: options.postgres.maxStaleness, ...(options.postgres.nodeName !== undefined && { name: options.postgres.nodeName }),
+    });
     const admin = await loadAdminPassword(store, options.registry, settings.defaultScheme, options.adminPassword);
     const seed = await contextSeed(options, settings, admin.stored, store, threads);
     log.info({ policy: settings }, 'password policy');
@@ -217,12 +224,14 @@ export async function startServer(options: StartOptions): Promise<Started> {
       await metrics?.stop();
       await server.stop();
       await serving.drain();
+      await node?.close();
       await store.close();
       log.info('stopped');
       log.flush();
     };
     return { server, log, generatedAdminPassword: admin.generated, threads, failure: serving.failure, stop, ...(metrics && { metrics }) };
   } catch (error) {
+    await node?.close();
     await store.close();
     throw error;
   }

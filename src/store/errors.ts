@@ -15,3 +15,8 @@ export class DirectoryError extends Error {
 export class StoreError extends Error {
   override name = 'StoreError';
 }
+
+/** A write read a local copy that was behind its system of record: it runs again once the copy catches up (DirectoryStore.retrying). */
+export class StaleCopy extends Error {
+  override name = 'StaleCopy';
+}

@@ -11,11 +11,21 @@
  * sharing a slot only take turns. A holder may take more locks while it holds some only if they
  * are free at once (tryAdd): it never waits for them, so that cannot deadlock either.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+
 export class KeyedMutex {
   /** The last holder's release, per key; a key is forgotten when its queue empties. */
   private readonly tails = new Map<string, Promise<void>>();
+  /** The locks the running critical section holds (heldNow). */
+  private readonly holding = new AsyncLocalStorage<Holding>();
 
-  constructor(private readonly shared?: SharedSlots) {}
+  /** `clock`: a reading taken when a holder's locks are all taken (Holding.since); 0 without one. */
+  constructor(private readonly shared?: SharedSlots, private readonly clock: () => number = () => 0) {}
+
+  /** The locks held by the critical section this runs in (inside run), or undefined. */
+  heldNow(): Holding | undefined {
+    return this.holding.getStore();
+  }
 
   /**
    * Runs `critical` holding the keys' locks; it may take more with `held.tryAdd` (those free
@@ -31,7 +41,7 @@ export class KeyedMutex {
         releases.push(await this.shared.acquire(sorted));
         for (const key of sorted) held.slots.add(slotOf(key));
       }
-      return await critical({ tryAdd: (more) => this.tryAdd(more, held) });
+      return await this.holding.run({ keys: held.keys, since: this.clock() }, () => critical({ tryAdd: (more) => this.tryAdd(more, held) }));
     } finally {
       for (const release of releases.reverse()) release();
     }
@@ -78,6 +88,12 @@ export class KeyedMutex {
       },
     };
   }
+}
+
+/** The keys a critical section holds (those taken later with tryAdd included), and the clock's reading when it took the first. */
+export interface Holding {
+  readonly keys: ReadonlySet<string>;
+  readonly since: number;
 }
 
 /** What a holder of locks (KeyedMutex.run) may do meanwhile. */

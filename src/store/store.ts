@@ -10,7 +10,7 @@ import { Level } from 'level';
 import { formatDn, parseDn, type Dn, type Rdn } from './dn.js';
 import { decodeEntry, decodeValues, encodeEntry } from './codec.js';
 import { values, type Entry } from './entry.js';
-import { DirectoryError, StoreError } from './errors.js';
+import { DirectoryError, StaleCopy, StoreError } from './errors.js';
 import { membershipRecords, withoutMemberOf } from './groups.js';
 import { DEFAULT_INDEXES, indexKeys, normalizeIndexList } from './indexes.js';
 import {
@@ -21,7 +21,7 @@ import {
 import { normalizeRdn, normalizeValue } from './normalize.js';
 import { Memberships } from './memberships.js';
 import { EqualityCache } from './equality-cache.js';
-import { KeyedMutex, SharedSlots } from './mutex.js';
+import { KeyedMutex, SharedSlots, type Holding } from './mutex.js';
 import { withCreationAttributes } from './operational.js';
 import { WriteRecovery, type RecoveryDb, type StoreLog } from './recovery.js';
 import { typeKey } from './schema.js';
@@ -183,6 +183,25 @@ function isFirstValue(entry: Entry, attribute: string, current: string): boolean
   return first.toString() === current;
 }
 
+/**
+ * Where writes are committed when the database is a node's local copy of another store (the
+ * PostgreSQL system of record, postgres/): a write's batch goes there instead of to LevelDB, and
+ * resolves once the local copy holds it. `holding` is what the write holds (its locks, and the
+ * `clock` when it took them); StaleCopy when the local copy it read was behind.
+ */
+export interface SystemOfRecord {
+  commit(ops: readonly BatchOp[], holding: Holding | undefined): Promise<void>;
+  /** Resolves once the local copy holds every write committed before the call. */
+  catchUp(): Promise<void>;
+  /** A number that grows whenever the local copy changes (KeyedMutex's clock). */
+  readonly clock: number;
+  /** Why reads of the local copy are refused now (too stale), or undefined. */
+  staleReason(): string | undefined;
+}
+
+/** Tries of a write whose local copy was behind (StaleCopy), each after catching up. */
+const STALE_TRIES = 5;
+
 /** Errors of a write that never reached LevelDB. */
 const NOT_WRITTEN = new Set(['LEVEL_DATABASE_NOT_OPEN', 'LEVEL_BATCH_NOT_OPEN']);
 
@@ -197,12 +216,14 @@ export class DirectoryStore {
   /** Group memberships, read from the keys group writes keep (memberships.ts). */
   readonly memberships: Memberships;
   private readonly recovery: WriteRecovery;
+  /** Where writes go when this database is a copy (attach). */
+  private record: SystemOfRecord | undefined;
   /** Recent equality lookups, kept while no write finishes (this thread's). */
   private readonly equalityCache: EqualityCache;
 
   private constructor(private readonly db: Db, readonly dir: string, readonly indexed: ReadonlySet<string>, options: OpenOptions) {
     const { threads } = options;
-    this.locks = new KeyedMutex(threads && new SharedSlots(threads.sharedLocks, threads.owner));
+    this.locks = new KeyedMutex(threads && new SharedSlots(threads.sharedLocks, threads.owner), () => this.record?.clock ?? 0);
     this.gate = threads ? new WriteGate(threads.writeGate, threads.owner) : new WriteGate();
     this.recovery = new WriteRecovery(db as unknown as RecoveryDb, dir, this.gate, options.log);
     this.memberships = new Memberships(db);
@@ -399,21 +420,77 @@ export class DirectoryStore {
   async add(entry: Entry, options: AddOptions = {}): Promise<Entry> {
     const dn = parseDn(entry.dn);
     const keys = ancestorKeys(dn);
-    return this.locks.run(keys.slice(0, 2), async () => {
+    return this.retrying(() => this.locks.run(keys.slice(0, 2), async () => {
       const known = await this.existing(keys);
       const { ops, stored } = this.planAdd(entry, dn, keys, options, (key) => known.has(key));
       await options.check?.(stored);
       await this.write(ops, options.sync ?? true);
       return stored;
-    });
+    }));
+  }
+
+  /** From now on writes go to `record`, and this database is its local copy (written with writeLocal). */
+  attach(record: SystemOfRecord): void {
+    this.record = record;
   }
 
   /**
-   * Writes the operations atomically. A chained batch: 7x faster than an array batch here.
+   * Runs a write (its locks, reads, checks and batch) again while its local copy was behind the
+   * system of record, after catching up; at most STALE_TRIES times, then busy.
+   */
+  async retrying<T>(write: () => Promise<T>): Promise<T> {
+    for (let tries = 1; ; tries += 1) {
+      try {
+        return await write();
+      } catch (error) {
+        if (!(error instanceof StaleCopy) || !this.record) throw error;
+        if (tries === STALE_TRIES) throw new DirectoryError('busy', `the local copy of the store kept changing under this write (${tries} tries); try again`);
+        await this.record.catchUp();
+      }
+    }
+  }
+
+  /** Why reads are refused now: the system of record this database copies has been silent too long (SystemOfRecord). */
+  staleReason(): string | undefined {
+    return this.record?.staleReason();
+  }
+
+  /** Writes the operations, to the system of record when there is one (attach), else here (writeLocal). */
+  async write(ops: readonly BatchOp[], sync: boolean): Promise<void> {
+    if (this.record) await this.record.commit(ops, this.locks.heldNow());
+    else await this.writeLocal(ops, sync);
+  }
+
+  /** The entry records at these dnKeys as stored (undefined where there is none). */
+  async records(keys: readonly string[]): Promise<(Buffer | undefined)[]> {
+    return keys.length === 0 ? [] : this.db.getMany(keys.map(entryKey));
+  }
+
+  /** A value of the meta space (m\0), or undefined. */
+  async getMeta(name: string): Promise<string | undefined> {
+    return (await this.db.get(metaKey(name)))?.toString('utf8');
+  }
+
+  /** Removes every entry and what is derived from them, and the settings: the format and indexes stay. */
+  async wipe(): Promise<void> {
+    const kept = new Set([metaKey('format'), metaKey('indexes')]);
+    let ops: BatchOp[] = [];
+    for await (const key of this.db.keys({ gte: ALL_KEYS.start, lt: ALL_KEYS.end })) {
+      if (kept.has(key)) continue;
+      ops.push(del(key));
+      if (ops.length < 10_000) continue;
+      await this.writeLocal(ops, false);
+      ops = [];
+    }
+    await this.writeLocal(ops, true);
+  }
+
+  /**
+   * Writes the operations to this LevelDB atomically. A chained batch: 7x faster than an array batch here.
    * Resolves once the write is acknowledged (write-gate.ts); refused with unavailable while
    * writes are suspended, and with `other` when LevelDB failed or the outcome is unknown.
    */
-  async write(ops: readonly BatchOp[], sync: boolean): Promise<void> {
+  async writeLocal(ops: readonly BatchOp[], sync: boolean): Promise<void> {
     const batch = this.db.batch();
     for (const op of ops) {
       if (op.type === 'put') batch.put(op.key, op.value);

@@ -108,7 +108,7 @@ export async function addEntry(store: DirectoryStore, entry: Entry, options: Add
 export async function modifyEntry(store: DirectoryStore, dn: Dn, modifications: readonly Modification[], options: ModifyOptions): Promise<Entry> {
   for (const modification of modifications) checkWritableAttribute(modification.attribute);
   const [key] = keysOf(dn);
-  return store.locks.run([key], async () => {
+  return store.retrying(() => store.locks.run([key], async () => {
     const before = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
     await options.check?.(before);
     const changed = modified(before, modifications);
@@ -116,7 +116,7 @@ export async function modifyEntry(store: DirectoryStore, dn: Dn, modifications: 
     options.checkResult?.(after);
     await rewrite(store, key, before, after, options.sync ?? true);
     return after;
-  });
+  }));
 }
 
 /**
@@ -129,13 +129,13 @@ export async function updateEntry(
   store: DirectoryStore, dn: Dn, change: (entry: Entry) => readonly Modification[] | undefined, options: { readonly sync?: boolean } = {},
 ): Promise<boolean> {
   const [key] = keysOf(dn);
-  return store.locks.run([key], async () => {
+  return store.retrying(() => store.locks.run([key], async () => {
     const before = await store.getByKey(key);
     const modifications = before && change(before);
     if (!before || !modifications) return false;
     await rewrite(store, key, before, modified(before, modifications), options.sync ?? true);
     return true;
-  });
+  }));
 }
 
 /** The entry after the modifications, checked (objectClass and RDN values kept). */
@@ -183,6 +183,10 @@ async function groupUpdates(store: DirectoryStore, groups: readonly string[], ch
 
 /** Deletes a leaf entry (a parent: notAllowedOnNonLeaf), and removes it from the groups naming it. */
 export async function deleteEntry(store: DirectoryStore, dn: Dn, options: DeleteOptions = {}): Promise<void> {
+  await store.retrying(() => deleteOnce(store, dn, options));
+}
+
+async function deleteOnce(store: DirectoryStore, dn: Dn, options: DeleteOptions): Promise<void> {
   const [key, parentKey] = keysOf(dn);
   const groups = await namingGroups(store, dn, key, options.maxRefintGroups ?? DEFAULT_MAX_REFINT_GROUPS);
   await store.locks.run([key, ...groups], async () => {
@@ -202,6 +206,10 @@ export async function deleteEntry(store: DirectoryStore, dn: Dn, options: Delete
  * as stored.
  */
 export async function renameEntry(store: DirectoryStore, dn: Dn, rename: Rename, options: RenameOptions): Promise<Entry> {
+  return store.retrying(() => renameOnce(store, dn, rename, options));
+}
+
+async function renameOnce(store: DirectoryStore, dn: Dn, rename: Rename, options: RenameOptions): Promise<Entry> {
   for (const ava of rename.newRdn) checkWritableAttribute(ava.type);
   const parent = rename.newSuperior ?? dn.slice(1);
   const newDn = [rename.newRdn, ...parent];

@@ -12,11 +12,12 @@ import { installSchemaFiles, withSchemaFileOption, type SchemaOptions } from '..
 import { registryFromOptions, withSchemeOptions, type SchemeOptions } from '../options/schemes.js';
 import { tlsConfig, withTlsOptions, type TlsOptions } from '../options/tls.js';
 import { monitoringFromOptions, withMonitoringOptions, type MonitoringOptions } from '../options/monitoring.js';
+import { storeFromOptions, withStoreOptions, type StoreOptions } from '../options/store.js';
 
 /** More threads than this gains nothing but memory on any machine we know of. */
 const MAX_THREADS = 64;
 
-interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOptions, SchemaOptions, MonitoringOptions {
+interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOptions, SchemaOptions, MonitoringOptions, StoreOptions {
   host: string;
   port: number;
   'base-dn': string;
@@ -31,7 +32,7 @@ interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOption
 }
 
 function builder(yargs: Argv): Argv<ServeArgs> {
-  return withMonitoringOptions(withSchemaFileOption(withLimitOptions(withPolicyOptions(withTlsOptions(withDataOption(withSchemeOptions(yargs)))))))
+  return withStoreOptions(withMonitoringOptions(withSchemaFileOption(withLimitOptions(withPolicyOptions(withTlsOptions(withDataOption(withSchemeOptions(yargs))))))))
     .option('host', { type: 'string', default: '127.0.0.1', requiresArg: true, describe: 'address to listen on' })
     .option('port', { type: 'number', default: 1389, requiresArg: true, describe: 'LDAP port (0: any free port)' })
     .option('base-dn', { type: 'string', default: 'dc=example,dc=com', requiresArg: true, describe: 'naming context announced in the root DSE' })
@@ -75,8 +76,9 @@ async function handler(args: ServeArgs): Promise<void> {
   const tls = await tlsConfig(args);
   const policy = await policyFromOptions(args);
   const monitoring = await monitoringFromOptions(args, args.config);
+  const store = await storeFromOptions(args, args.config);
   const started = await startServer({
-    ...(monitoring.metrics && { metrics: monitoring.metrics }),
+    ...(monitoring.metrics && { metrics: monitoring.metrics }), ...(store.url !== undefined && { postgres: store }),
     dataDir: args.data, cacheMb: args['cache-mb'], registry, defaultScheme: policy.defaultScheme, policy, allowClearDefault: args['allow-clear-default'],
     adminPassword: await adminPassword(args), logLevel: args['log-level'], schemaFiles, ...(threads !== undefined && { threads }),
     config: {

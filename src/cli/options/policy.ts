@@ -13,6 +13,7 @@ import { CliError } from '../support/errors.js';
 import { parseParams } from './schemes.js';
 import { errorMessage, errorCode } from '../../errors.js';
 import { MONITORING_KEYS } from './monitoring-keys.js';
+import { STORE_KEYS } from './store-keys.js';
 
 export interface PolicyFileOption {
   config?: string;
@@ -73,8 +74,8 @@ export async function readJson(file: string): Promise<unknown> {
   }
 }
 
-/** Keys of the config file that are not password policy: the schema files serve loads (--schema), monitoring (monitoring.ts). */
-const SERVER_KEYS = new Set(['schema', ...MONITORING_KEYS]);
+/** Keys of the config file that are not password policy: the schema files serve loads (--schema), monitoring (monitoring.ts), the store (store.ts). */
+const SERVER_KEYS = new Set(['schema', ...MONITORING_KEYS, ...STORE_KEYS]);
 
 /** The "schema" key of a config file: the files, relative to the config file's folder. */
 export async function schemaFilesOf(file: string | undefined): Promise<string[]> {

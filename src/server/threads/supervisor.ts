@@ -32,9 +32,10 @@ export const slotOwner = (thread: number): number => thread + 1;
 export const mainOwner = (threads: number): number => threads + 1;
 
 /** Why the server will run one thread although more were asked for, or undefined. */
-export function singleThreadReason(threads: number, lockout: boolean): string | undefined {
+export function singleThreadReason(threads: number, lockout: boolean, postgres = false): string | undefined {
   if (threads <= 1) return undefined;
   if (lockout) return 'lockout (--max-failures) counts failures in one thread';
+  if (postgres) return 'a node of a PostgreSQL store (--store) applies and waits for its writes in one thread (docs/scale-out.md)';
   return sharingUnavailable();
 }
 

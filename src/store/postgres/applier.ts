@@ -1,0 +1,317 @@
+/**
+ * A node's local copy of the PostgreSQL store, kept by logical decoding (docs/scale-out.md):
+ *
+ * 1. Start: a node whose LevelDB already copies this store through its slot resumes at the
+ *    position stored in it. Otherwise it creates its replication slot with an exported snapshot,
+ *    copies every row as of that snapshot (an empty LevelDB; a copy whose slot was lost is wiped
+ *    first), and stores the slot's starting point.
+ * 2. Stream: each PostgreSQL transaction becomes one synced LevelDB batch (changes.ts), with the
+ *    position after it in the same batch, so a restart resumes exactly there; the position is
+ *    acknowledged to PostgreSQL only once that batch is on disk, so nothing is skipped after a
+ *    crash. A write's token (a logical decoding message in its transaction, record.ts) is
+ *    resolved once its batch is written: the writer then reads its own write.
+ * 3. Faults: the stream is pinged every second (a reply proves PostgreSQL answers, fresh()); a
+ *    broken stream is started again from the stored position every second until it works.
+ */
+import pg from 'pg';
+import { LogicalReplicationService, PgoutputPlugin } from 'pg-logical-replication';
+import { StoreError } from '../errors.js';
+import { metaKey } from '../keys.js';
+import { put, type BatchOp } from '../store.js';
+import { localBatch, settingOps, type EntryRow } from './changes.js';
+import { formatLsn, parseLsn } from './lsn.js';
+import { ENTRIES, MESSAGE_PREFIX, PUBLICATION, SETTINGS, storeIdentity } from './schema.js';
+
+/** What the applier needs of the node's LevelDB (a DirectoryStore). */
+export interface LocalCopy {
+  readonly dir: string;
+  readonly indexed: ReadonlySet<string>;
+  records(keys: readonly string[]): Promise<(Buffer | undefined)[]>;
+  writeLocal(ops: readonly BatchOp[], sync: boolean): Promise<void>;
+  getMeta(name: string): Promise<string | undefined>;
+  hasEntries(): Promise<boolean>;
+  wipe(): Promise<void>;
+}
+
+export interface ApplierLog {
+  info(details: object, message: string): void;
+  warn(details: object, message: string): void;
+  error(details: object, message: string): void;
+}
+
+/** Meta keys of a local copy: which store it copies, through which slot, and up to where. */
+const META = { store: 'pg:store', slot: 'pg:slot', position: 'pg:position' } as const;
+
+/** Entries the applier remembers changing (changedSince); an older change counts as recent. */
+const REMEMBERED_CHANGES = 100_000;
+/** Rows copied per LevelDB batch when a node copies the store. */
+const COPY_BATCH = 2000;
+const PING_MILLIS = 1000;
+const RETRY_MILLIS = 1000;
+
+interface Transaction {
+  readonly entries: Map<string, EntryRow | null>;
+  readonly settings: Map<string, string | null>;
+  readonly tokens: string[];
+}
+
+type Decoded =
+  | { tag: 'begin' }
+  | { tag: 'commit'; commitEndLsn: string | null }
+  | { tag: 'insert' | 'update'; relation: { name: string }; new: Record<string, unknown> }
+  | { tag: 'delete'; relation: { name: string }; key: Record<string, unknown> | null; old: Record<string, unknown> | null }
+  | { tag: 'message'; transactional: boolean; prefix: string; content: Uint8Array }
+  | { tag: 'truncate' | 'relation' | 'origin' | 'type' };
+
+export class Applier {
+  private seq = 0;
+  private readonly changed = new Map<string, number>();
+  private forgotten = 0;
+  private position = 0n;
+  private readonly waiters = new Map<string, () => void>();
+  private transaction: Transaction | undefined;
+  private service: LogicalReplicationService | undefined;
+  private ping: NodeJS.Timeout | undefined;
+  private retry: NodeJS.Timeout | undefined;
+  private stopped = false;
+  private contact = 0;
+
+  constructor(private readonly copy: LocalCopy, private readonly url: string, readonly slot: string, private readonly log: ApplierLog) {}
+
+  /** Grows with each transaction applied (the entry locks' clock, record.ts). */
+  get clock(): number {
+    return this.seq;
+  }
+
+  /** When PostgreSQL last answered the stream (ms since the epoch; 0: never). */
+  get lastContact(): number {
+    return this.contact;
+  }
+
+  /** The position the local copy holds (PostgreSQL's LSN after the last transaction applied). */
+  get applied(): string {
+    return formatLsn(this.position);
+  }
+
+  /** Whether any of these entries changed after the clock read `since`. */
+  changedSince(keys: Iterable<string>, since: number): boolean {
+    if (this.forgotten > since) return true;
+    for (const key of keys) if ((this.changed.get(key) ?? 0) > since) return true;
+    return false;
+  }
+
+  /** Resolves true once the transaction carrying `token` is applied, false after `millis`; call before the commit. */
+  waitFor(token: string, millis: number): { readonly done: Promise<boolean>; cancel(): void } {
+    let timer: NodeJS.Timeout | undefined;
+    const done = new Promise<boolean>((resolve) => {
+      this.waiters.set(token, () => resolve(true));
+      timer = setTimeout(() => {
+        this.waiters.delete(token);
+        resolve(false);
+      }, millis);
+    }).finally(() => clearTimeout(timer));
+    return { done, cancel: () => this.waiters.get(token) && this.waiters.delete(token) && clearTimeout(timer) };
+  }
+
+  /** Prepares the local copy (resume or copy, see the header), then starts streaming. */
+  async start(): Promise<void> {
+    this.position = await this.prepare();
+    this.contact = Date.now();
+    await this.subscribe();
+    this.ping = setInterval(() => void this.service?.acknowledge(formatLsn(this.position), true), PING_MILLIS);
+    this.ping.unref();
+  }
+
+  async stop(): Promise<void> {
+    this.stopped = true;
+    clearInterval(this.ping);
+    clearTimeout(this.retry);
+    await this.service?.stop();
+    this.service = undefined;
+  }
+
+  private async prepare(): Promise<bigint> {
+    const client = new pg.Client({ connectionString: this.url });
+    await client.connect();
+    try {
+      const identity = await storeIdentity(client);
+      const copied = await this.copy.getMeta(META.store);
+      if (copied !== undefined && copied !== identity) {
+        throw new StoreError(`${this.copy.dir} is the local copy of another PostgreSQL store (${copied}); give this node an empty --data directory`);
+      }
+      if (copied === undefined && await this.copy.hasEntries()) {
+        throw new StoreError(`${this.copy.dir} holds entries that are not a copy of the PostgreSQL store; give this node an empty --data directory (import-ldif --store loads entries into PostgreSQL)`);
+      }
+      const slotExists = (await client.query('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1', [this.slot])).rowCount === 1;
+      const position = await this.copy.getMeta(META.position);
+      if (copied !== undefined && slotExists && position !== undefined && (await this.copy.getMeta(META.slot)) === this.slot) {
+        this.log.info({ slot: this.slot, position }, 'the local copy resumes from its position in the PostgreSQL store');
+        return parseLsn(position);
+      }
+      if (copied !== undefined) {
+        this.log.warn({ slot: this.slot, data: this.copy.dir }, 'the replication slot of this node is gone: its local copy is removed and copied again');
+        await this.copy.wipe();
+      }
+      if (slotExists) await client.query('SELECT pg_drop_replication_slot($1)', [this.slot]);
+      return await this.copyStore(identity);
+    } finally {
+      await client.end();
+    }
+  }
+
+  /** Creates the slot with a snapshot and copies the store as of that snapshot; returns the slot's starting point. */
+  private async copyStore(identity: string): Promise<bigint> {
+    const started = Date.now();
+    const replication = new pg.Client({ connectionString: this.url, replication: 'database' } as pg.ClientConfig);
+    const reader = new pg.Client({ connectionString: this.url });
+    await replication.connect();
+    try {
+      const created = (await replication.query(`CREATE_REPLICATION_SLOT ${this.slot} LOGICAL pgoutput EXPORT_SNAPSHOT`)).rows[0] as { consistent_point: string; snapshot_name: string };
+      await reader.connect();
+      await reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
+      await reader.query(`SET TRANSACTION SNAPSHOT '${created.snapshot_name}'`);
+      const entries = await this.copyEntries(reader);
+      const settings = await reader.query<{ name: string; value: string }>(`SELECT name, value FROM ${SETTINGS}`);
+      await reader.query('COMMIT');
+      await this.copy.writeLocal([
+        ...settingOps(new Map(settings.rows.map((row) => [row.name, row.value]))),
+        put(metaKey(META.store), Buffer.from(identity)), put(metaKey(META.slot), Buffer.from(this.slot)),
+        put(metaKey(META.position), Buffer.from(created.consistent_point)),
+      ], true);
+      this.log.info({ slot: this.slot, entries, ms: Date.now() - started }, 'the local copy of the PostgreSQL store was made');
+      return parseLsn(created.consistent_point);
+    } finally {
+      await reader.end();
+      await replication.end();
+    }
+  }
+
+  private async copyEntries(reader: pg.Client): Promise<number> {
+    await reader.query(`DECLARE copied NO SCROLL CURSOR FOR SELECT key, parent IS NULL AS suffix, record FROM ${ENTRIES}`);
+    const none = new Map<string, Buffer | undefined>();
+    let count = 0;
+    for (;;) {
+      const { rows } = await reader.query<{ key: string; suffix: boolean; record: Buffer }>(`FETCH ${COPY_BATCH} FROM copied`);
+      if (rows.length === 0) return count;
+      const batch = new Map(rows.map((row) => [row.key, { record: row.record, suffix: row.suffix }]));
+      await this.copy.writeLocal(localBatch(batch, none, this.copy.indexed), false);
+      count += rows.length;
+    }
+  }
+
+  private async subscribe(): Promise<void> {
+    const service = new LogicalReplicationService({ connectionString: this.url }, { acknowledge: { auto: false, timeoutSeconds: 0 }, flowControl: { enabled: true } });
+    service.on('data', (_lsn: string, message: Decoded) => this.received(message));
+    service.on('heartbeat', (_lsn: string, _time: number, respond: boolean) => {
+      this.contact = Date.now();
+      if (respond) void service.acknowledge(formatLsn(this.position));
+    });
+    service.on('error', (error: Error) => this.broken(service, error));
+    this.service = service;
+    const plugin = new PgoutputPlugin({ protoVersion: 1, publicationNames: [PUBLICATION], messages: true });
+    service.subscribe(plugin, this.slot, formatLsn(this.position)).then(
+      () => this.broken(service, new Error('the replication stream ended')),
+      (error: Error) => this.broken(service, error),
+    );
+    await new Promise<void>((resolve, reject) => {
+      service.once('start', () => resolve());
+      service.once('error', reject);
+    });
+  }
+
+  /** The stream failed: started again from the stored position, every RETRY_MILLIS until it works. */
+  private broken(service: LogicalReplicationService, error: Error): void {
+    if (this.stopped || this.service !== service) return;
+    this.service = undefined;
+    this.transaction = undefined;
+    this.log.warn({ slot: this.slot, err: error.message }, 'the replication stream from PostgreSQL broke; retrying every second');
+    void service.stop();
+    const again = (): void => {
+      if (this.stopped) return;
+      this.subscribe().then(
+        () => this.log.info({ slot: this.slot, position: this.applied }, 'the replication stream from PostgreSQL resumed'),
+        () => { this.retry = setTimeout(again, RETRY_MILLIS); },
+      );
+    };
+    this.retry = setTimeout(again, RETRY_MILLIS);
+  }
+
+  private async received(message: Decoded): Promise<void> {
+    this.contact = Date.now();
+    const transaction = this.transaction;
+    switch (message.tag) {
+      case 'begin':
+        this.transaction = { entries: new Map(), settings: new Map(), tokens: [] };
+        return;
+      case 'insert':
+      case 'update':
+        if (transaction) this.row(transaction, message.relation.name, message.new);
+        return;
+      case 'delete':
+        if (transaction) this.removed(transaction, message.relation.name, message.key ?? message.old ?? {});
+        return;
+      case 'message':
+        if (message.prefix !== MESSAGE_PREFIX) return;
+        if (message.transactional && transaction) transaction.tokens.push(Buffer.from(message.content).toString());
+        else this.resolve(Buffer.from(message.content).toString());
+        return;
+      case 'commit':
+        this.transaction = undefined;
+        if (transaction && message.commitEndLsn) await this.commit(transaction, parseLsn(message.commitEndLsn));
+        return;
+      case 'truncate':
+        this.log.error({ slot: this.slot }, `a table of the store was truncated: the local copy no longer follows it (restart the node with an empty --data directory)`);
+        return;
+      default:
+    }
+  }
+
+  private row(transaction: Transaction, table: string, row: Record<string, unknown>): void {
+    if (table === ENTRIES) transaction.entries.set(String(row.key), { record: row.record as Buffer, suffix: row.parent === null });
+    else if (table === SETTINGS) transaction.settings.set(String(row.name), String(row.value));
+  }
+
+  private removed(transaction: Transaction, table: string, key: Record<string, unknown>): void {
+    if (table === ENTRIES) transaction.entries.set(String(key.key), null);
+    else if (table === SETTINGS) transaction.settings.set(String(key.name), null);
+  }
+
+  /** One PostgreSQL transaction, one synced LevelDB batch with its position; then its tokens and the acknowledgement. */
+  private async commit(transaction: Transaction, end: bigint): Promise<void> {
+    if (end > this.position) {
+      const keys = [...transaction.entries.keys()];
+      const stored = await this.copy.records(keys);
+      const before = new Map(keys.map((key, i) => [key, stored[i]]));
+      const ops = [
+        ...localBatch(transaction.entries, before, this.copy.indexed), ...settingOps(transaction.settings),
+        put(metaKey(META.position), Buffer.from(formatLsn(end))),
+      ];
+      this.remember(keys);
+      await this.copy.writeLocal(ops, true);
+      this.position = end;
+    }
+    for (const token of transaction.tokens) this.resolve(token);
+    await this.service?.acknowledge(formatLsn(this.position));
+  }
+
+  /** Marks the entries as changed now (changedSince), before their batch is written. */
+  private remember(keys: readonly string[]): void {
+    this.seq += 1;
+    for (const key of keys) {
+      this.changed.delete(key);
+      this.changed.set(key, this.seq);
+    }
+    while (this.changed.size > REMEMBERED_CHANGES) {
+      const [oldest, seq] = this.changed.entries().next().value as [string, number];
+      this.changed.delete(oldest);
+      this.forgotten = Math.max(this.forgotten, seq);
+    }
+  }
+
+  private resolve(token: string): void {
+    const waiter = this.waiters.get(token);
+    if (!waiter) return;
+    this.waiters.delete(token);
+    waiter();
+  }
+}

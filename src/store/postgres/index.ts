@@ -1,0 +1,3 @@
+export { openNode, slotName, isPostgresUrl, DEFAULT_MAX_STALENESS, type StoreNode, type NodeOptions } from './node.js';
+export { ensureSchema, storeIdentity, ENTRIES, SETTINGS, FAILURES, SLOT_PREFIX, PUBLICATION } from './schema.js';
+export { parentColumn, type EntryRow } from './changes.js';

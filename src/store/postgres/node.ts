@@ -1,0 +1,78 @@
+/**
+ * A leveldap node of a PostgreSQL store (docs/scale-out.md): its LevelDB becomes the local copy
+ * that the applier keeps (applier.ts), its writes go to PostgreSQL (record.ts), and it knows how
+ * fresh its copy is (reads are refused past --max-staleness seconds without PostgreSQL).
+ */
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import { StoreError } from '../errors.js';
+import type { DirectoryStore } from '../store.js';
+import { Applier, type ApplierLog } from './applier.js';
+import { PostgresRecord } from './record.js';
+import { SLOT_PREFIX, ensureSchema } from './schema.js';
+
+/** Seconds a node serves reads from its copy without hearing from PostgreSQL: serve's --max-staleness default. */
+export const DEFAULT_MAX_STALENESS = 30;
+/** Connections to PostgreSQL a node's writes use at most. */
+const POOL_SIZE = 8;
+const CONNECT_TIMEOUT_MILLIS = 3000;
+
+export interface NodeOptions {
+  /** The node's name (its replication slot is leveldap_NAME); by default the one its copy has, else a new random one. */
+  readonly name?: string;
+  readonly maxStaleness?: number;
+  readonly log: ApplierLog;
+}
+
+export interface StoreNode {
+  readonly slot: string;
+  readonly applier: Applier;
+  close(): Promise<void>;
+}
+
+/** A slot name from a node name: lowercase letters, digits and _ (PostgreSQL's rule), at most 63 characters. */
+export function slotName(name: string): string {
+  const slot = `${SLOT_PREFIX}${name.toLowerCase().replace(/[^a-z0-9_]/g, '_')}`;
+  if (slot.length > 63) throw new StoreError(`the node name ${name} is too long for a replication slot name (63 characters with ${SLOT_PREFIX})`);
+  return slot;
+}
+
+/** Is this a PostgreSQL URL (--store)? */
+export const isPostgresUrl = (store: string): boolean => /^postgres(ql)?:\/\//.test(store);
+
+/** Opens the node: the schema made when missing, the local copy prepared, streaming started, writes attached. */
+export async function openNode(url: string, store: DirectoryStore, options: NodeOptions): Promise<StoreNode> {
+  const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, connectionTimeoutMillis: CONNECT_TIMEOUT_MILLIS });
+  pool.on('error', (error) => options.log.warn({ err: error.message }, 'an idle connection to PostgreSQL failed'));
+  try {
+    const client = await pool.connect();
+    try {
+      await ensureSchema(client);
+    } finally {
+      client.release();
+    }
+  } catch (error) {
+    await pool.end();
+    if (error instanceof StoreError) throw error;
+    throw new StoreError(`cannot use the PostgreSQL store: ${(error as Error).message}`);
+  }
+  const slot = options.name !== undefined ? slotName(options.name) : (await store.getMeta('pg:slot')) ?? slotName(randomBytes(6).toString('hex'));
+  const applier = new Applier(store, url, slot, options.log);
+  try {
+    await applier.start();
+  } catch (error) {
+    await applier.stop();
+    await pool.end();
+    if (error instanceof StoreError) throw error;
+    throw new StoreError(`cannot copy the PostgreSQL store: ${(error as Error).message}`);
+  }
+  store.attach(new PostgresRecord(pool, applier, store, { log: options.log, maxStalenessMillis: (options.maxStaleness ?? DEFAULT_MAX_STALENESS) * 1000 }));
+  return {
+    slot,
+    applier,
+    close: async () => {
+      await applier.stop();
+      await pool.end();
+    },
+  };
+}

@@ -1,0 +1,67 @@
+/**
+ * The PostgreSQL system of record (docs/scale-out.md): what it holds, and the checks a node
+ * makes before it uses it.
+ *
+ *   leveldap_entries   key (the dnKey, keys.ts; C collation, so parents sort before children),
+ *                      parent (the parent's key; NULL for a naming context; a deferred foreign
+ *                      key: no entry without its parent, no parent deleted under its children),
+ *                      record (the entry as codec.ts encodes it, the bytes LevelDB holds)
+ *   leveldap_settings  name, value: what DirectoryStore.putSetting keeps (the admin password)
+ *   leveldap_failures  account (dnKey), at: failed binds, shared by the nodes for lockout
+ *
+ * The publication `leveldap` streams the first two to every node (pgoutput); the nodes derive
+ * their index, one-level, naming-context and group keys locally (applier.ts).
+ */
+import type pg from 'pg';
+import { StoreError } from '../errors.js';
+
+export const PUBLICATION = 'leveldap';
+/** The prefix of the logical decoding messages nodes emit (a write's token, a catch-up mark). */
+export const MESSAGE_PREFIX = 'leveldap';
+/** Replication slots of leveldap nodes are named with this prefix (`leveldap nodes` lists them). */
+export const SLOT_PREFIX = 'leveldap_';
+
+export const ENTRIES = 'leveldap_entries';
+export const SETTINGS = 'leveldap_settings';
+export const FAILURES = 'leveldap_failures';
+
+const TABLES = [
+  `CREATE TABLE IF NOT EXISTS ${ENTRIES} (
+     key text COLLATE "C" PRIMARY KEY,
+     parent text COLLATE "C" REFERENCES ${ENTRIES} (key) DEFERRABLE INITIALLY DEFERRED,
+     record bytea NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS ${ENTRIES}_parent ON ${ENTRIES} (parent)`,
+  `CREATE TABLE IF NOT EXISTS ${SETTINGS} (name text PRIMARY KEY, value text NOT NULL)`,
+  `CREATE TABLE IF NOT EXISTS ${FAILURES} (account text COLLATE "C" NOT NULL, at timestamptz NOT NULL DEFAULT now())`,
+  `CREATE INDEX IF NOT EXISTS ${FAILURES}_account ON ${FAILURES} (account, at)`,
+];
+
+/** An advisory lock number: nodes starting together create the tables one at a time. */
+const SCHEMA_LOCK = 0x6c646170;
+
+/** Creates the tables and the publication when missing; refuses a server without logical decoding. */
+export async function ensureSchema(client: pg.ClientBase): Promise<void> {
+  const level = (await client.query<{ wal_level: string }>('SHOW wal_level')).rows[0]?.wal_level;
+  if (level !== 'logical') {
+    throw new StoreError(`the PostgreSQL server has wal_level=${level ?? 'unknown'}; leveldap nodes stream from it and need wal_level=logical (postgresql.conf, then a restart)`);
+  }
+  await client.query('BEGIN');
+  try {
+    await client.query('SELECT pg_advisory_xact_lock($1)', [SCHEMA_LOCK]);
+    for (const statement of TABLES) await client.query(statement);
+    const published = await client.query('SELECT 1 FROM pg_publication WHERE pubname = $1', [PUBLICATION]);
+    if (published.rowCount === 0) await client.query(`CREATE PUBLICATION ${PUBLICATION} FOR TABLE ${ENTRIES}, ${SETTINGS}`);
+    await client.query('COMMIT');
+  } catch (error) {
+    await client.query('ROLLBACK');
+    throw error;
+  }
+}
+
+/** What names one PostgreSQL database, so a node's local copy is never fed from another. */
+export async function storeIdentity(client: pg.ClientBase): Promise<string> {
+  const row = (await client.query<{ id: string }>(
+    "SELECT (SELECT system_identifier::text FROM pg_control_system()) || '/' || current_database() AS id",
+  )).rows[0];
+  return row!.id;
+}

@@ -24,7 +24,7 @@
  * concurrent binds included, and none is being verified when the lock is set.
  */
 import type { Logger } from 'pino';
-import { generalizedTime, parseGeneralizedTime, updateEntry, values, type DirectoryStore, type Dn, type Entry, type Modification } from '../store/index.js';
+import { generalizedTime, parseGeneralizedTime, updateEntry, values, type DirectoryStore, type SharedFailures, type Dn, type Entry, type Modification } from '../store/index.js';
 import type { PasswordPolicy } from './settings.js';
 import type { BackgroundTasks } from './background.js';
 
@@ -170,14 +170,25 @@ export class Lockout {
   async failed(dn: Dn, key: string): Promise<void> {
     if (!this.enabled) return;
     const now = this.now();
-    const recent = this.recentFailures(key, now);
-    recent.push(Math.max(now, (recent.at(-1) ?? 0) + 1)); // distinct times: each one stored is one failure
+    const own = this.recentFailures(key, now);
+    own.push(Math.max(now, (own.at(-1) ?? 0) + 1)); // distinct times: each one stored is one failure
+    const shared = this.store.sharedFailures;
+    const recent = shared ? await this.withOtherNodes(shared, key, own, now) : own; // no await alone: the lock is decided at once
     const evicted = this.track(key, dn, recent);
     const locks = recent.length >= this.policy.maxFailures && !this.locking.has(key);
     if (locks) this.locking.add(key);
     this.endAttempt(key);
     if (locks) await this.lock(dn, key, recent.at(-1)!, recent); // locked at its last failure: none of those counts again
     await evicted;
+  }
+
+  /**
+   * The account's failures with those of the other nodes of a shared store (their failures
+   * inside the window, learned as this one is recorded), the latest maxFailures of them.
+   */
+  private async withOtherNodes(shared: SharedFailures, key: string, own: number[], now: number): Promise<number[]> {
+    const others = await shared.failed(key, own.at(-1)!, this.windowStart(now));
+    return others.length === 0 ? own : merged(own, others, this.policy.maxFailures);
   }
 
   private async lock(dn: Dn, key: string, at: number, recent: readonly number[]): Promise<void> {
@@ -200,7 +211,7 @@ export class Lockout {
    * an expired lock are removed, after the answer (and until then they no longer count).
    */
   succeeded(dn: Dn, key: string, entry: Entry): void {
-    this.failures.delete(key);
+    if (this.failures.delete(key)) this.store.sharedFailures?.cleared(key);
     const wasEvicting = this.evicting.delete(key); // a write still to come skips itself
     this.endAttempt(key);
     if (!wasEvicting && values(entry, FAILURES).length === 0 && values(entry, LOCKED).length === 0) return;

@@ -197,6 +197,16 @@ export interface SystemOfRecord {
   readonly clock: number;
   /** Why reads of the local copy are refused now (too stale), or undefined. */
   staleReason(): string | undefined;
+  /** Failed binds as every node sees them (lockout), when the system of record shares them. */
+  readonly failures?: SharedFailures;
+}
+
+/** Failed binds recorded where every node of a store counts them (lockout.ts; postgres/failures.ts). */
+export interface SharedFailures {
+  /** Records a failure of the account at `at` (ms); resolves with the other nodes' failures after `since` (ms). */
+  failed(account: string, at: number, since: number): Promise<number[]>;
+  /** Forgets the account's failures, after a success (in the background). */
+  cleared(account: string): void;
 }
 
 /** Tries of a write whose local copy was behind (StaleCopy), each after catching up. */
@@ -448,6 +458,11 @@ export class DirectoryStore {
         await this.record.catchUp();
       }
     }
+  }
+
+  /** Where failed binds are shared between nodes, or undefined (one server counts its own). */
+  get sharedFailures(): SharedFailures | undefined {
+    return this.record?.failures;
   }
 
   /** Why reads are refused now: the system of record this database copies has been silent too long (SystemOfRecord). */

@@ -8,6 +8,7 @@ import pg from 'pg';
 import { StoreError } from '../errors.js';
 import type { DirectoryStore } from '../store.js';
 import { Applier, type ApplierLog } from './applier.js';
+import { PostgresFailures } from './failures.js';
 import { PostgresRecord } from './record.js';
 import { SLOT_PREFIX, ensureSchema } from './schema.js';
 
@@ -66,7 +67,8 @@ export async function openNode(url: string, store: DirectoryStore, options: Node
     if (error instanceof StoreError) throw error;
     throw new StoreError(`cannot copy the PostgreSQL store: ${(error as Error).message}`);
   }
-  store.attach(new PostgresRecord(pool, applier, store, { log: options.log, maxStalenessMillis: (options.maxStaleness ?? DEFAULT_MAX_STALENESS) * 1000 }));
+  const maxStalenessMillis = (options.maxStaleness ?? DEFAULT_MAX_STALENESS) * 1000;
+  store.attach(new PostgresRecord(pool, applier, store, { log: options.log, maxStalenessMillis }, new PostgresFailures(pool, slot, options.log)));
   return {
     slot,
     applier,

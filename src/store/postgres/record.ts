@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { DirectoryError, StaleCopy } from '../errors.js';
 import type { Holding } from '../mutex.js';
-import type { BatchOp, SystemOfRecord } from '../store.js';
+import type { BatchOp, SharedFailures, SystemOfRecord } from '../store.js';
 import type { Applier } from './applier.js';
 import { parentColumn, rowChanges, type RowChanges } from './changes.js';
 import { ENTRIES, MESSAGE_PREFIX, SETTINGS } from './schema.js';
@@ -45,6 +45,7 @@ export class PostgresRecord implements SystemOfRecord {
     private readonly pool: pg.Pool, private readonly applier: Applier,
     private readonly local: { records(keys: readonly string[]): Promise<(Buffer | undefined)[]> },
     private readonly options: { readonly log: RecordLog; readonly maxStalenessMillis: number },
+    readonly failures?: SharedFailures,
   ) {}
 
   get clock(): number {

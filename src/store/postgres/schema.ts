@@ -7,7 +7,8 @@
  *                      key: no entry without its parent, no parent deleted under its children),
  *                      record (the entry as codec.ts encodes it, the bytes LevelDB holds)
  *   leveldap_settings  name, value: what DirectoryStore.putSetting keeps (the admin password)
- *   leveldap_failures  account (dnKey), at: failed binds, shared by the nodes for lockout
+ *   leveldap_failures  account (dnKey), node (slot), at_ms: failed binds, shared by the nodes
+ *                      for lockout (failures.ts); not streamed
  *
  * The publication `leveldap` streams the first two to every node (pgoutput); the nodes derive
  * their index, one-level, naming-context and group keys locally (applier.ts).
@@ -32,8 +33,8 @@ const TABLES = [
      record bytea NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS ${ENTRIES}_parent ON ${ENTRIES} (parent)`,
   `CREATE TABLE IF NOT EXISTS ${SETTINGS} (name text PRIMARY KEY, value text NOT NULL)`,
-  `CREATE TABLE IF NOT EXISTS ${FAILURES} (account text COLLATE "C" NOT NULL, at timestamptz NOT NULL DEFAULT now())`,
-  `CREATE INDEX IF NOT EXISTS ${FAILURES}_account ON ${FAILURES} (account, at)`,
+  `CREATE TABLE IF NOT EXISTS ${FAILURES} (account text COLLATE "C" NOT NULL, node text NOT NULL, at_ms bigint NOT NULL)`,
+  `CREATE INDEX IF NOT EXISTS ${FAILURES}_account ON ${FAILURES} (account, at_ms)`,
 ];
 
 /** An advisory lock number: nodes starting together create the tables one at a time. */

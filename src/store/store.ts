@@ -199,6 +199,23 @@ export interface SystemOfRecord {
   staleReason(): string | undefined;
   /** Failed binds as every node sees them (lockout), when the system of record shares them. */
   readonly failures?: SharedFailures;
+  /** What monitoring shows of it. */
+  stats(): RecordStats;
+}
+
+/** Upper bounds (seconds) of the buckets of RecordStats.applyWait. */
+export const APPLY_WAIT_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 1, 5] as const;
+
+/** A system of record's counters since start. */
+export interface RecordStats {
+  /** Writes committed. */
+  readonly commits: number;
+  /** Writes run again because the local copy was behind (StaleCopy). */
+  readonly staleRetries: number;
+  /** How long committed writes waited for the local copy to apply them: per bucket (APPLY_WAIT_BUCKETS, then +Inf), sum in seconds, count. */
+  readonly applyWait: { readonly buckets: readonly number[]; readonly sum: number; readonly count: number };
+  /** Seconds since the system of record last answered the local copy's stream. */
+  readonly silentSeconds: number;
 }
 
 /** Failed binds recorded where every node of a store counts them (lockout.ts; postgres/failures.ts). */
@@ -228,6 +245,8 @@ export class DirectoryStore {
   private readonly recovery: WriteRecovery;
   /** Where writes go when this database is a copy (attach). */
   private record: SystemOfRecord | undefined;
+  /** Writes run again after their local copy was found behind (retrying). */
+  staleRetries = 0;
   /** Recent equality lookups, kept while no write finishes (this thread's). */
   private readonly equalityCache: EqualityCache;
 
@@ -454,10 +473,16 @@ export class DirectoryStore {
         return await write();
       } catch (error) {
         if (!(error instanceof StaleCopy) || !this.record) throw error;
+        this.staleRetries += 1;
         if (tries === STALE_TRIES) throw new DirectoryError('busy', `the local copy of the store kept changing under this write (${tries} tries); try again`);
         await this.record.catchUp();
       }
     }
+  }
+
+  /** The system of record's counters, when this database is a copy of one. */
+  recordStats(): RecordStats | undefined {
+    return this.record && { ...this.record.stats(), staleRetries: this.staleRetries };
   }
 
   /** Where failed binds are shared between nodes, or undefined (one server counts its own). */

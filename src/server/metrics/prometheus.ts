@@ -7,7 +7,7 @@
  */
 import { collectDefaultMetrics, Registry, type MetricValue } from 'prom-client';
 import type { SchemeRegistry } from '../../password/index.js';
-import type { DirectoryStore } from '../../store/index.js';
+import { APPLY_WAIT_BUCKETS, type DirectoryStore } from '../../store/index.js';
 import { COUNTER, type Counters } from '../threads/counters.js';
 import type { EntryCount } from '../monitor/entry-count.js';
 import { BIND_BUCKETS, BIND_RESULTS, CODES, OP_KINDS, SLOT, type StatsReader } from '../monitor/stats.js';
@@ -62,21 +62,26 @@ function operationMetrics(registry: Registry, reader: StatsReader): void {
   sampled(registry, 'leveldap_operations_running', 'LDAP operations in progress, by serving thread', 'gauge', () => threadSamples(reader, SLOT.operationsRunning));
 }
 
+/** A histogram's samples: cumulative buckets (counts per bucket given, the last +Inf), sum and count. */
+function histogramSamples(
+  name: string, bounds: readonly number[], histogram: { readonly buckets: readonly number[]; readonly sum: number; readonly count: number }, labels: Labels = {},
+): Sample[] {
+  let cumulative = 0;
+  const buckets = [...bounds, '+Inf'].map((le, bucket) => {
+    cumulative += histogram.buckets[bucket]!;
+    return { metricName: `${name}_bucket`, value: cumulative, labels: { ...labels, le } };
+  });
+  return [...buckets, { metricName: `${name}_sum`, value: histogram.sum, labels }, { metricName: `${name}_count`, value: histogram.count, labels }];
+}
+
 function bindMetrics(registry: Registry, reader: StatsReader): void {
   const pairs = reader.layout.schemes.flatMap((scheme, index) => BIND_RESULTS.map((result) => ({ scheme, index, result })));
   const used = () => pairs.filter(({ index, result }) => reader.binds(index, result) > 0);
   sampled(registry, 'leveldap_binds_total', 'Simple binds, by the scheme of the stored value verified (none: nothing verified) and result', 'counter',
     () => used().map(({ scheme, index, result }) => ({ value: reader.binds(index, result), labels: { scheme, result } })));
-  sampled(registry, 'leveldap_bind_duration_seconds', 'Simple bind latency in the server, by scheme and result', 'histogram', () => used().flatMap(({ scheme, index, result }) => {
-    const { buckets, sum, count } = reader.latency(index, result);
-    let cumulative = 0;
-    const bounds = [...BIND_BUCKETS, '+Inf'].map((le, bucket) => {
-      cumulative += buckets[bucket]!;
-      return { metricName: 'leveldap_bind_duration_seconds_bucket', value: cumulative, labels: { scheme, result, le } };
-    });
-    return [...bounds, { metricName: 'leveldap_bind_duration_seconds_sum', value: sum, labels: { scheme, result } },
-      { metricName: 'leveldap_bind_duration_seconds_count', value: count, labels: { scheme, result } }];
-  }));
+  sampled(registry, 'leveldap_bind_duration_seconds', 'Simple bind latency in the server, by scheme and result', 'histogram', () => used().flatMap(({ scheme, index, result }) => (
+    histogramSamples('leveldap_bind_duration_seconds', BIND_BUCKETS, reader.latency(index, result), { scheme, result })
+  )));
   sampled(registry, 'leveldap_bind_cache_hits_total', 'Binds the verified-bind cache answered', 'counter', () => one(reader.value(SLOT.bindCacheHits)));
   sampled(registry, 'leveldap_bind_cache_misses_total', 'Binds of a costly scheme the verified-bind cache could not answer', 'counter', () => one(reader.value(SLOT.bindCacheMisses)));
   sampled(registry, 'leveldap_lockouts_total', 'Accounts locked after failed binds', 'counter', () => one(reader.value(SLOT.lockouts)));
@@ -132,6 +137,18 @@ function storeMetrics(registry: Registry, sources: MetricsSources): void {
   sampled(registry, 'leveldap_start_time_seconds', 'When the server started, seconds since the epoch', 'gauge', () => one(sources.startedAt / 1000));
 }
 
+/** A node of a PostgreSQL store (--store): its writes, the wait for its copy to apply them, how long PostgreSQL has been silent. */
+function postgresMetrics(registry: Registry, store: DirectoryStore): void {
+  const stats = store.recordStats();
+  if (!stats) return;
+  const now = () => store.recordStats()!;
+  sampled(registry, 'leveldap_postgres_commits_total', 'Writes committed to the PostgreSQL store', 'counter', () => one(now().commits));
+  sampled(registry, 'leveldap_postgres_stale_retries_total', 'Writes run again because the local copy was behind the PostgreSQL store', 'counter', () => one(now().staleRetries));
+  sampled(registry, 'leveldap_postgres_silent_seconds', 'Seconds since PostgreSQL last answered the replication stream', 'gauge', () => one(now().silentSeconds));
+  sampled(registry, 'leveldap_postgres_apply_wait_seconds', 'How long a committed write waited for the local copy to apply it (read-your-writes)', 'histogram',
+    () => histogramSamples('leveldap_postgres_apply_wait_seconds', APPLY_WAIT_BUCKETS, now().applyWait));
+}
+
 /** A registry holding every leveldap metric and prom-client's process and Node defaults. */
 export function metricsRegistry(sources: MetricsSources): Registry {
   const registry = new Registry();
@@ -144,5 +161,6 @@ export function metricsRegistry(sources: MetricsSources): Registry {
   threadMetrics(registry, sources.reader);
   passwordMetrics(registry, sources);
   storeMetrics(registry, sources);
+  postgresMetrics(registry, sources.store);
   return registry;
 }

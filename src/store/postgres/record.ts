@@ -22,7 +22,7 @@ import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { DirectoryError, StaleCopy } from '../errors.js';
 import type { Holding } from '../mutex.js';
-import type { BatchOp, SharedFailures, SystemOfRecord } from '../store.js';
+import { APPLY_WAIT_BUCKETS, type BatchOp, type RecordStats, type SharedFailures, type SystemOfRecord } from '../store.js';
 import type { Applier } from './applier.js';
 import { parentColumn, rowChanges, type RowChanges } from './changes.js';
 import { ENTRIES, MESSAGE_PREFIX, SETTINGS } from './schema.js';
@@ -40,6 +40,8 @@ export interface RecordLog {
 
 export class PostgresRecord implements SystemOfRecord {
   private tokens = 0;
+  private commits = 0;
+  private readonly waits = { buckets: new Array<number>(APPLY_WAIT_BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
 
   constructor(
     private readonly pool: pg.Pool, private readonly applier: Applier,
@@ -50,6 +52,10 @@ export class PostgresRecord implements SystemOfRecord {
 
   get clock(): number {
     return this.applier.clock;
+  }
+
+  stats(): RecordStats {
+    return { commits: this.commits, staleRetries: 0, applyWait: this.waits, silentSeconds: (Date.now() - this.applier.lastContact) / 1000 };
   }
 
   staleReason(): string | undefined {
@@ -77,7 +83,18 @@ export class PostgresRecord implements SystemOfRecord {
       client.release(!(error instanceof StaleCopy)); // a connection that failed is not reused
       throw error;
     }
-    if (!(await applied.done)) this.options.log.warn({ token, waitedMs: APPLY_WAIT_MILLIS }, 'a write committed to PostgreSQL was not applied to the local copy in time; answered anyway');
+    this.commits += 1;
+    const committed = performance.now();
+    const done = await applied.done;
+    this.countWait((performance.now() - committed) / 1000);
+    if (!done) this.options.log.warn({ token, waitedMs: APPLY_WAIT_MILLIS }, 'a write committed to PostgreSQL was not applied to the local copy in time; answered anyway');
+  }
+
+  private countWait(seconds: number): void {
+    const bucket = APPLY_WAIT_BUCKETS.findIndex((bound) => seconds <= bound);
+    this.waits.buckets[bucket === -1 ? APPLY_WAIT_BUCKETS.length : bucket]! += 1;
+    this.waits.sum += seconds;
+    this.waits.count += 1;
   }
 
   /** Resolves once the local copy holds every transaction committed before: a mark in the stream, non-transactional. */

@@ -23,6 +23,7 @@ function mirror(store: DirectoryStore, copy: DirectoryStore): SystemOfRecord {
   return {
     clock: 0,
     staleReason: () => undefined,
+    stats: () => ({ commits: 0, staleRetries: 0, applyWait: { buckets: [], sum: 0, count: 0 }, silentSeconds: 0 }),
     catchUp: async () => {},
     commit: async (ops: readonly BatchOp[]) => {
       await store.writeLocal(ops, false);

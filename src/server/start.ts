@@ -229,7 +229,8 @@ export async function startServer(options: StartOptions): Promise<Started> {
       log.info('stopped');
       log.flush();
     };
-    return { server, log, generatedAdminPassword: admin.generated, threads, failure: serving.failure, stop, ...(metrics && { metrics }) };
+    const failure = node ? Promise.race([serving.failure, node.lost]) : serving.failure;
+    return { server, log, generatedAdminPassword: admin.generated, threads, failure, stop, ...(metrics && { metrics }) };
   } catch (error) {
     await node?.close();
     await store.close();

@@ -63,6 +63,11 @@ type Decoded =
   | { tag: 'message'; transactional: boolean; prefix: string; content: Uint8Array }
   | { tag: 'truncate' | 'relation' | 'origin' | 'type' };
 
+/** PostgreSQL's answer when a slot does not exist (undefined_object), as START_REPLICATION gives it. */
+function isMissingSlot(error: Error): boolean {
+  return (error as { code?: string }).code === '42704' || /replication slot .* does not exist/.test(error.message);
+}
+
 export class Applier {
   private seq = 0;
   private readonly changed = new Map<string, number>();
@@ -75,6 +80,9 @@ export class Applier {
   private retry: NodeJS.Timeout | undefined;
   private stopped = false;
   private contact = 0;
+  private loseSlot!: (error: Error) => void;
+  /** Resolves if the node's slot disappears while it streams (a PostgreSQL failover drops logical slots): the node must restart and copy again. */
+  readonly lost = new Promise<Error>((resolve) => { this.loseSlot = resolve; });
 
   constructor(private readonly copy: LocalCopy, private readonly url: string, readonly slot: string, private readonly log: ApplierLog) {}
 
@@ -224,6 +232,12 @@ export class Applier {
     if (this.stopped || this.service !== service) return;
     this.service = undefined;
     this.transaction = undefined;
+    if (isMissingSlot(error)) {
+      this.log.error({ slot: this.slot, err: error.message }, 'the replication slot of this node is gone (a PostgreSQL failover drops logical slots): the node stops; started again, it copies the store anew');
+      void service.stop();
+      this.loseSlot(error);
+      return;
+    }
     this.log.warn({ slot: this.slot, err: error.message }, 'the replication stream from PostgreSQL broke; retrying every second');
     void service.stop();
     const again = (): void => {

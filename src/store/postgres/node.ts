@@ -28,6 +28,8 @@ export interface NodeOptions {
 export interface StoreNode {
   readonly slot: string;
   readonly applier: Applier;
+  /** Resolves if the node can no longer follow the store (its slot was dropped): serve stops. */
+  readonly lost: Promise<Error>;
   close(): Promise<void>;
 }
 
@@ -72,6 +74,7 @@ export async function openNode(url: string, store: DirectoryStore, options: Node
   return {
     slot,
     applier,
+    lost: applier.lost,
     close: async () => {
       await applier.stop();
       await pool.end();

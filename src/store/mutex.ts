@@ -22,6 +22,12 @@ export class KeyedMutex {
   /** `clock`: a reading taken when a holder's locks are all taken (Holding.since); 0 without one. */
   constructor(private readonly shared?: SharedSlots, private readonly clock: () => number = () => 0) {}
 
+  /**
+   * Runs every critical section once its locks are taken, when set: a node of a PostgreSQL store
+   * takes the same entries' row locks there (postgres/record.ts).
+   */
+  inside: (<T>(keys: readonly string[], critical: () => Promise<T>) => Promise<T>) | undefined;
+
   /** The locks held by the critical section this runs in (inside run), or undefined. */
   heldNow(): Holding | undefined {
     return this.holding.getStore();
@@ -41,7 +47,9 @@ export class KeyedMutex {
         releases.push(await this.shared.acquire(sorted));
         for (const key of sorted) held.slots.add(slotOf(key));
       }
-      return await this.holding.run({ keys: held.keys, since: this.clock() }, () => critical({ tryAdd: (more) => this.tryAdd(more, held) }));
+      const run = () => critical({ tryAdd: (more) => this.tryAdd(more, held) });
+      const inside = this.inside;
+      return await this.holding.run({ keys: held.keys, since: this.clock() }, () => (inside ? inside(sorted, run) : run()));
     } finally {
       for (const release of releases.reverse()) release();
     }

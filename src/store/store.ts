@@ -190,6 +190,8 @@ function isFirstValue(entry: Entry, attribute: string, current: string): boolean
  * `clock` when it took them); StaleCopy when the local copy it read was behind.
  */
 export interface SystemOfRecord {
+  /** Runs a write's critical section, its entry locks taken (KeyedMutex.inside): the record may lock the same entries first. */
+  around<T>(keys: readonly string[], critical: () => Promise<T>): Promise<T>;
   commit(ops: readonly BatchOp[], holding: Holding | undefined): Promise<void>;
   /** Resolves once the local copy holds every write committed before the call. */
   catchUp(): Promise<void>;
@@ -461,6 +463,7 @@ export class DirectoryStore {
   /** From now on writes go to `record`, and this database is its local copy (written with writeLocal). */
   attach(record: SystemOfRecord): void {
     this.record = record;
+    this.locks.inside = (keys, critical) => record.around(keys, critical);
   }
 
   /**

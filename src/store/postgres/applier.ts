@@ -5,10 +5,12 @@
  *    position stored in it. Otherwise it creates its replication slot with an exported snapshot,
  *    copies every row as of that snapshot (an empty LevelDB; a copy whose slot was lost is wiped
  *    first), and stores the slot's starting point.
- * 2. Stream: each PostgreSQL transaction becomes one synced LevelDB batch (changes.ts), with the
- *    position after it in the same batch, so a restart resumes exactly there; the position is
- *    acknowledged to PostgreSQL only once that batch is on disk, so nothing is skipped after a
- *    crash. A write's token (a logical decoding message in its transaction, record.ts) is
+ * 2. Stream: each PostgreSQL transaction becomes one LevelDB batch (changes.ts), with the
+ *    position after it in the same batch, so the copy is always a prefix of the store's history
+ *    and a restart resumes exactly where it is. The batches are not synced one by one (the
+ *    write is already durable in PostgreSQL; a killed process loses none of them, the OS has
+ *    them): every second the position is synced, and only a synced position is acknowledged to
+ *    PostgreSQL, so after an OS crash the slot still holds whatever the copy lost. A write's token (a logical decoding message in its transaction, record.ts) is
  *    resolved once its batch is written: the writer then reads its own write.
  * 3. Faults: the stream is pinged every second (a reply proves PostgreSQL answers, fresh()); a
  *    broken stream is started again from the stored position every second until it works.
@@ -47,6 +49,8 @@ const REMEMBERED_CHANGES = 100_000;
 /** Rows copied per LevelDB batch when a node copies the store. */
 const COPY_BATCH = 2000;
 const PING_MILLIS = 1000;
+/** How often the applied position is synced and acknowledged. */
+const SYNC_MILLIS = 1000;
 const RETRY_MILLIS = 1000;
 
 interface Transaction {
@@ -73,7 +77,13 @@ export class Applier {
   private readonly changed = new Map<string, number>();
   private forgotten = 0;
   private position = 0n;
+  /** The position last synced to disk, and acknowledged: PostgreSQL keeps the WAL after it. */
+  private durable = 0n;
+  private syncing: NodeJS.Timeout | undefined;
   private readonly waiters = new Map<string, () => void>();
+  /** Told when the next transaction is applied (waitApplied). */
+  private appliedListeners: (() => void)[] = [];
+  private applies = 0;
   private transaction: Transaction | undefined;
   private service: LogicalReplicationService | undefined;
   private ping: NodeJS.Timeout | undefined;
@@ -121,21 +131,52 @@ export class Applier {
     return { done, cancel: () => this.waiters.get(token) && this.waiters.delete(token) && clearTimeout(timer) };
   }
 
+  /** Transactions applied since start (waitApplied). */
+  get appliedCount(): number {
+    return this.applies;
+  }
+
+  /** Resolves once more than `count` transactions have been applied (appliedCount), or after `millis`. */
+  waitApplied(count: number, millis: number): Promise<void> {
+    if (this.applies > count) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, millis);
+      this.appliedListeners.push(() => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
+  }
+
   /** Prepares the local copy (resume or copy, see the header), then starts streaming. */
   async start(): Promise<void> {
     this.position = await this.prepare();
+    this.durable = this.position;
     this.contact = Date.now();
     await this.subscribe();
-    this.ping = setInterval(() => void this.service?.acknowledge(formatLsn(this.position), true), PING_MILLIS);
+    this.ping = setInterval(() => void this.service?.acknowledge(formatLsn(this.durable), true), PING_MILLIS);
     this.ping.unref();
+    this.syncing = setInterval(() => void this.syncPosition().catch((error: Error) => this.log.warn({ slot: this.slot, err: error.message }, 'could not sync the local copy\'s position')), SYNC_MILLIS);
+    this.syncing.unref();
   }
 
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.ping);
+    clearInterval(this.syncing);
     clearTimeout(this.retry);
+    await this.syncPosition().catch(() => {});
     await this.service?.stop();
     this.service = undefined;
+  }
+
+  /** Syncs the position applied so far (a synced LevelDB write also makes every earlier one durable) and acknowledges it. */
+  private async syncPosition(): Promise<void> {
+    const position = this.position;
+    if (position <= this.durable) return;
+    await this.copy.writeLocal([put(metaKey(META.position), Buffer.from(formatLsn(position)))], true);
+    this.durable = position;
+    await this.service?.acknowledge(formatLsn(position));
   }
 
   private async prepare(): Promise<bigint> {
@@ -212,7 +253,7 @@ export class Applier {
     service.on('data', (_lsn: string, message: Decoded) => this.received(message));
     service.on('heartbeat', (_lsn: string, _time: number, respond: boolean) => {
       this.contact = Date.now();
-      if (respond) void service.acknowledge(formatLsn(this.position));
+      if (respond) void service.acknowledge(formatLsn(this.durable));
     });
     service.on('error', (error: Error) => this.broken(service, error));
     this.service = service;
@@ -290,7 +331,7 @@ export class Applier {
     else if (table === SETTINGS) transaction.settings.set(String(key.name), null);
   }
 
-  /** One PostgreSQL transaction, one synced LevelDB batch with its position; then its tokens and the acknowledgement. */
+  /** One PostgreSQL transaction, one LevelDB batch with its position; then its tokens. */
   private async commit(transaction: Transaction, end: bigint): Promise<void> {
     if (end > this.position) {
       const keys = [...transaction.entries.keys()];
@@ -301,11 +342,14 @@ export class Applier {
         put(metaKey(META.position), Buffer.from(formatLsn(end))),
       ];
       this.remember(keys);
-      await this.copy.writeLocal(ops, true);
+      await this.copy.writeLocal(ops, false);
       this.position = end;
     }
     for (const token of transaction.tokens) this.resolve(token);
-    await this.service?.acknowledge(formatLsn(this.position));
+    this.applies += 1;
+    const listeners = this.appliedListeners;
+    this.appliedListeners = [];
+    for (const listener of listeners) listener();
   }
 
   /** Marks the entries as changed now (changedSince), before their batch is written. */

@@ -14,8 +14,8 @@ import { SLOT_PREFIX, ensureSchema } from './schema.js';
 
 /** Seconds a node serves reads from its copy without hearing from PostgreSQL: serve's --max-staleness default. */
 export const DEFAULT_MAX_STALENESS = 30;
-/** Connections to PostgreSQL a node's writes use at most. */
-const POOL_SIZE = 8;
+/** Connections to PostgreSQL a node's writes use at most (each write holds one from its entry locks to its commit). */
+const POOL_SIZE = 16;
 const CONNECT_TIMEOUT_MILLIS = 3000;
 
 export interface NodeOptions {

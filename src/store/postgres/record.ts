@@ -1,23 +1,28 @@
 /**
  * Writes on a node of the PostgreSQL store (docs/scale-out.md). A write runs as it does on one
- * LevelDB (writes.ts: its locks, its reads of the local copy, its checks, its batch); its batch
- * is then committed here instead, in one PostgreSQL transaction:
+ * LevelDB (writes.ts: its entry locks, its reads of the local copy, its checks, its batch), in
+ * one PostgreSQL transaction opened as soon as its entry locks are taken (around):
  *
- * 1. The entries the write holds locks on and the entries it changes are locked in PostgreSQL
- *    (SELECT ... FOR UPDATE) and compared with the local copy (sha256 of each record; a missing
- *    row with a missing record). If one differs, or the applier changed one of them since the
- *    write took its locks, the local copy was behind: StaleCopy, and the write runs again once
- *    the copy has caught up (DirectoryStore.retrying). So every check a write made holds in
- *    PostgreSQL at its commit, and no update is lost between nodes.
- * 2. The changed rows are written (the parent foreign key refuses an entry under a parent
- *    deleted meanwhile, or a parent deleted under a new child: StaleCopy too), with a logical
- *    decoding message carrying the write's token.
- * 3. After COMMIT the write waits until the applier has applied the transaction with its token,
- *    so the client reads its own write on this node.
+ * 1. The entries it locked are locked in PostgreSQL too (SELECT ... FOR UPDATE, in key order)
+ *    and compared with the local copy (sha256 of each record; a missing row with a missing
+ *    record). If the copy is behind, the node waits until the applier has brought it to the
+ *    versions locked (they are committed, so the stream carries them; locked, they cannot move
+ *    meanwhile). Then the write reads its entries: what
+ *    it checks is what PostgreSQL holds, and no update is lost between nodes.
+ * 2. At commit, entries the write took later (a subtree's, locked without waiting) and entries
+ *    it creates are locked and compared the same way, without waiting (NOWAIT); the changed rows
+ *    are written (the parent foreign key refuses an entry under a parent deleted meanwhile, and
+ *    a parent deleted under a new child), with a logical decoding message carrying the write's
+ *    token. Any of these finding the copy behind is StaleCopy: the write runs again once the
+ *    copy caught up (DirectoryStore.retrying).
+ * 3. After COMMIT the write waits until the applier has applied its transaction, so the client
+ *    reads its own write on this node.
  *
- * PostgreSQL unreachable: unavailable (52) before the commit is sent; a connection lost during
- * COMMIT answers `other`, as a LevelDB write whose outcome is unknown does (store.ts).
+ * PostgreSQL unreachable: unavailable (52), nothing written; a connection lost during COMMIT
+ * answers `other` (the write may or may not be stored), as a LevelDB write whose outcome is
+ * unknown does (store.ts).
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { DirectoryError, StaleCopy } from '../errors.js';
@@ -29,8 +34,8 @@ import { ENTRIES, MESSAGE_PREFIX, SETTINGS } from './schema.js';
 
 /** How long a committed write waits for the local copy to apply it before answering anyway (a warning is logged). */
 const APPLY_WAIT_MILLIS = 10_000;
-/** PostgreSQL's codes for a unique key and a foreign key violated: another node got there first. */
-const CONFLICTS = new Set(['23505', '23503']);
+/** PostgreSQL's codes for another node having got there first: unique key, foreign key, a row locked (NOWAIT), a deadlock. */
+const CONFLICTS = new Set(['23505', '23503', '55P03', '40P01']);
 
 const digest = (record: Buffer): string => createHash('sha256').update(record).digest('hex');
 
@@ -38,10 +43,20 @@ export interface RecordLog {
   warn(details: object, message: string): void;
 }
 
+/** A write's PostgreSQL transaction, from its entry locks to its commit. */
+interface Session {
+  readonly client: pg.PoolClient;
+  /** Entries locked in PostgreSQL and found equal in the local copy when the write started. */
+  readonly locked: ReadonlySet<string>;
+  /** COMMIT was sent. */
+  committed: boolean;
+}
+
 export class PostgresRecord implements SystemOfRecord {
   private tokens = 0;
   private commits = 0;
   private readonly waits = { buckets: new Array<number>(APPLY_WAIT_BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
+  private readonly sessions = new AsyncLocalStorage<Session>();
 
   constructor(
     private readonly pool: pg.Pool, private readonly applier: Applier,
@@ -64,28 +79,73 @@ export class PostgresRecord implements SystemOfRecord {
     return `the PostgreSQL store has not answered for ${Math.round(silent / 1000)} s (more than --max-staleness ${this.options.maxStalenessMillis / 1000} s): this node's copy may be stale`;
   }
 
+  async around<T>(keys: readonly string[], critical: () => Promise<T>): Promise<T> {
+    const client = await this.connect();
+    const session: Session = { client, locked: new Set(keys), committed: false };
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      await this.lockCaughtUp(client, keys);
+      const result = await this.sessions.run(session, critical);
+      if (!session.committed) await client.query('ROLLBACK'); // the write was refused, or wrote nothing
+      return result;
+    } catch (error) {
+      broken = !(error instanceof StaleCopy || error instanceof DirectoryError) && (error as { code?: string }).code === undefined;
+      if (!session.committed && !broken) await client.query('ROLLBACK').catch(() => { broken = true; });
+      throw failure(error, session.committed);
+    } finally {
+      client.release(broken);
+    }
+  }
+
   async commit(ops: readonly BatchOp[], holding: Holding | undefined): Promise<void> {
     const changes = rowChanges(ops);
     if (changes.entries.size === 0 && changes.settings.size === 0) return;
+    const session = this.sessions.getStore();
+    if (!session) {
+      await this.around([...changes.entries.keys()].sort(), () => this.commit(ops, holding));
+      return;
+    }
     const keys = [...new Set([...(holding?.keys ?? []), ...changes.entries.keys()])].sort();
-    const since = holding?.since ?? this.applier.clock;
     const records = await this.local.records(keys);
-    if (this.applier.changedSince(keys, since)) throw new StaleCopy('the local copy changed under the write');
     const local = new Map(keys.map((key, i) => [key, records[i]]));
-    const client = await this.connect();
+    const later = keys.filter((key) => !session.locked.has(key));
+    if (this.applier.changedSince(later, holding?.since ?? this.applier.clock)) throw new StaleCopy('the local copy changed under the write');
+    await this.lockEqual(session.client, later, local, ' NOWAIT');
+    await this.writeRows(session.client, local, changes);
     const token = `${this.applier.slot}:${(this.tokens += 1)}`;
+    await session.client.query('SELECT pg_logical_emit_message(true, $1, $2)', [MESSAGE_PREFIX, token]);
     const applied = this.applier.waitFor(token, APPLY_WAIT_MILLIS);
+    session.committed = true;
     try {
-      await this.transaction(client, keys, local, changes, token);
-      client.release();
+      await session.client.query('COMMIT');
     } catch (error) {
       applied.cancel();
-      client.release(!(error instanceof StaleCopy)); // a connection that failed is not reused
       throw error;
     }
+    await this.afterCommit(token, applied.done);
+  }
+
+  /**
+   * Resolves once the local copy holds every transaction committed before: a mark in the stream,
+   * in a transaction of its own (its commit flushes the WAL, so the stream carries it at once).
+   */
+  async catchUp(): Promise<void> {
+    const token = `${this.applier.slot}:mark:${(this.tokens += 1)}`;
+    const applied = this.applier.waitFor(token, APPLY_WAIT_MILLIS);
+    try {
+      await this.pool.query('SELECT pg_logical_emit_message(true, $1, $2)', [MESSAGE_PREFIX, token]);
+    } catch (error) {
+      applied.cancel();
+      throw unreachable(error);
+    }
+    await applied.done;
+  }
+
+  private async afterCommit(token: string, applied: Promise<boolean>): Promise<void> {
     this.commits += 1;
     const committed = performance.now();
-    const done = await applied.done;
+    const done = await applied;
     this.countWait((performance.now() - committed) / 1000);
     if (!done) this.options.log.warn({ token, waitedMs: APPLY_WAIT_MILLIS }, 'a write committed to PostgreSQL was not applied to the local copy in time; answered anyway');
   }
@@ -97,19 +157,6 @@ export class PostgresRecord implements SystemOfRecord {
     this.waits.count += 1;
   }
 
-  /** Resolves once the local copy holds every transaction committed before: a mark in the stream, non-transactional. */
-  async catchUp(): Promise<void> {
-    const token = `${this.applier.slot}:mark:${(this.tokens += 1)}`;
-    const applied = this.applier.waitFor(token, APPLY_WAIT_MILLIS);
-    try {
-      await this.pool.query('SELECT pg_logical_emit_message(false, $1, $2)', [MESSAGE_PREFIX, token]);
-    } catch (error) {
-      applied.cancel();
-      throw unreachable(error);
-    }
-    await applied.done;
-  }
-
   private async connect(): Promise<pg.PoolClient> {
     try {
       return await this.pool.connect();
@@ -118,38 +165,39 @@ export class PostgresRecord implements SystemOfRecord {
     }
   }
 
-  private async transaction(client: pg.PoolClient, keys: readonly string[], local: ReadonlyMap<string, Buffer | undefined>, changes: RowChanges, token: string): Promise<void> {
-    let committing = false;
-    try {
-      await client.query('BEGIN');
-      await this.compare(client, keys, local);
-      await this.writeRows(client, local, changes);
-      await client.query('SELECT pg_logical_emit_message(true, $1, $2)', [MESSAGE_PREFIX, token]);
-      committing = true;
-      await client.query('COMMIT');
-    } catch (error) {
-      await client.query('ROLLBACK').catch(() => {});
-      if (error instanceof StaleCopy) throw error;
-      const code = (error as { code?: string }).code;
-      if (code !== undefined && CONFLICTS.has(code)) throw new StaleCopy(`PostgreSQL refused the write (${code}): the local copy was behind`);
-      if (committing) {
-        throw new DirectoryError('other', `entry update failed: the connection to PostgreSQL was lost during COMMIT, so this write may or may not be stored (${(error as Error).message})`);
-      }
-      throw unreachable(error);
+  /** Locks the rows of a write's entries; when the local copy is behind on one, waits for it to catch up (the rows cannot move now). */
+  private async lockCaughtUp(client: pg.PoolClient, keys: readonly string[]): Promise<void> {
+    if (keys.length === 0) return;
+    const stored = await this.lockRows(client, keys, '');
+    const deadline = performance.now() + APPLY_WAIT_MILLIS;
+    // The versions locked are committed, so the stream brings them: wait for them transaction by transaction.
+    for (;;) {
+      const applied = this.applier.appliedCount; // read before the comparison, so an apply during it is not missed
+      if (await this.sameLocally(keys, stored)) return;
+      const left = deadline - performance.now();
+      if (left <= 0) throw new StaleCopy('the local copy did not catch up with the locked entries');
+      await this.applier.waitApplied(applied, left);
     }
   }
 
-  /** Locks the rows and checks that they hold what the local copy holds. */
-  private async compare(client: pg.PoolClient, keys: readonly string[], local: ReadonlyMap<string, Buffer | undefined>): Promise<void> {
+  /** Locks the rows of these entries and checks the local copy (given) holds them as PostgreSQL does. */
+  private async lockEqual(client: pg.PoolClient, keys: readonly string[], local: ReadonlyMap<string, Buffer | undefined>, wait: '' | ' NOWAIT'): Promise<void> {
     if (keys.length === 0) return;
+    const stored = await this.lockRows(client, keys, wait);
+    for (const key of keys) if (digestOf(local.get(key)) !== stored.get(key)) throw new StaleCopy(`entry ${key} differs from the PostgreSQL store`);
+  }
+
+  /** SELECT ... FOR UPDATE of these entries' rows, in key order: their records' digests. */
+  private async lockRows(client: pg.PoolClient, keys: readonly string[], wait: '' | ' NOWAIT'): Promise<Map<string, string>> {
     const { rows } = await client.query<{ key: string; digest: string }>(
-      `SELECT key, encode(sha256(record), 'hex') AS digest FROM ${ENTRIES} WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE`, [keys],
+      `SELECT key, encode(sha256(record), 'hex') AS digest FROM ${ENTRIES} WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE${wait}`, [keys],
     );
-    const stored = new Map(rows.map((row) => [row.key, row.digest]));
-    for (const key of keys) {
-      const record = local.get(key);
-      if ((record === undefined ? undefined : digest(record)) !== stored.get(key)) throw new StaleCopy(`entry ${key} differs from the PostgreSQL store`);
-    }
+    return new Map(rows.map((row) => [row.key, row.digest]));
+  }
+
+  private async sameLocally(keys: readonly string[], stored: ReadonlyMap<string, string>): Promise<boolean> {
+    const records = await this.local.records(keys);
+    return keys.every((key, i) => digestOf(records[i]) === stored.get(key));
   }
 
   private async writeRows(client: pg.PoolClient, local: ReadonlyMap<string, Buffer | undefined>, changes: RowChanges): Promise<void> {
@@ -179,6 +227,19 @@ export class PostgresRecord implements SystemOfRecord {
       else await client.query(`INSERT INTO ${SETTINGS} (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value`, [name, value]);
     }
   }
+}
+
+const digestOf = (record: Buffer | undefined): string | undefined => (record === undefined ? undefined : digest(record));
+
+/** What a failed write answers: StaleCopy and directory errors as they are; a conflict is StaleCopy; else unavailable, or `other` once COMMIT was sent. */
+function failure(error: unknown, committing: boolean): Error {
+  if (error instanceof StaleCopy || error instanceof DirectoryError) return error;
+  const code = (error as { code?: string }).code;
+  if (code !== undefined && CONFLICTS.has(code)) return new StaleCopy(`PostgreSQL refused the write (${code}): the local copy was behind`);
+  if (committing) {
+    return new DirectoryError('other', `entry update failed: the connection to PostgreSQL was lost during COMMIT, so this write may or may not be stored (${(error as Error).message})`);
+  }
+  return unreachable(error);
 }
 
 /** PostgreSQL could not be reached, or failed before the commit: nothing was written. */

@@ -25,6 +25,7 @@ function mirror(store: DirectoryStore, copy: DirectoryStore): SystemOfRecord {
     staleReason: () => undefined,
     stats: () => ({ commits: 0, staleRetries: 0, applyWait: { buckets: [], sum: 0, count: 0 }, silentSeconds: 0 }),
     catchUp: async () => {},
+    around: (_keys, critical) => critical(),
     commit: async (ops: readonly BatchOp[]) => {
       await store.writeLocal(ops, false);
       const changes = rowChanges(ops);

@@ -1,8 +1,9 @@
 /**
  * The metrics endpoint (`serve --metrics-port`), plain HTTP on --metrics-host (loopback by
  * default): GET /metrics (Prometheus text format), /healthz (the process serves HTTP: 200),
- * /readyz (200 when the database is open and every serving thread answers over the threads'
- * channel within a second; 503 saying what is missing otherwise). It runs on the main thread.
+ * /readyz (200 when the database is open, a node's copy is not stale (docs/scale-out.md) and
+ * every serving thread answers over the threads' channel within a second; 503 saying what is
+ * missing otherwise). It runs on the main thread.
  */
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -32,6 +33,8 @@ export interface Readiness {
 /** Why the server is not ready, or undefined when it is. */
 export async function notReady({ store, peers, threads }: Readiness): Promise<string | undefined> {
   if (!store.isOpen) return 'the database is not open';
+  const stale = store.staleReason();
+  if (stale) return stale;
   const answered = await peers.ping();
   if (answered.length < threads) return `serving threads answered: ${answered.length} of ${threads}`;
   return undefined;

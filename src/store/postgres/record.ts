@@ -46,8 +46,10 @@ export interface RecordLog {
 /** A write's PostgreSQL transaction, from its entry locks to its commit. */
 interface Session {
   readonly client: pg.PoolClient;
-  /** Entries locked in PostgreSQL and found equal in the local copy when the write started. */
+  /** Entries locked in PostgreSQL and found equal in the local copy when the write started... */
   readonly locked: ReadonlySet<string>;
+  /** ...and the applier's clock then: if one of them changes in the copy after this, the write read a version it must not use. */
+  since: number;
   /** COMMIT was sent. */
   committed: boolean;
 }
@@ -81,11 +83,11 @@ export class PostgresRecord implements SystemOfRecord {
 
   async around<T>(keys: readonly string[], critical: () => Promise<T>): Promise<T> {
     const client = await this.connect();
-    const session: Session = { client, locked: new Set(keys), committed: false };
+    const session: Session = { client, locked: new Set(keys), since: 0, committed: false };
     let broken = false;
     try {
       await client.query('BEGIN');
-      await this.lockCaughtUp(client, keys);
+      session.since = await this.lockCaughtUp(client, keys);
       const result = await this.sessions.run(session, critical);
       if (!session.committed) await client.query('ROLLBACK'); // the write was refused, or wrote nothing
       return result;
@@ -110,7 +112,9 @@ export class PostgresRecord implements SystemOfRecord {
     const records = await this.local.records(keys);
     const local = new Map(keys.map((key, i) => [key, records[i]]));
     const later = keys.filter((key) => !session.locked.has(key));
-    if (this.applier.changedSince(later, holding?.since ?? this.applier.clock)) throw new StaleCopy('the local copy changed under the write');
+    // A version the copy held for a moment (A then B then A again, not yet all applied) could have been read: run again.
+    const moved = this.applier.changedSince(session.locked, session.since) || this.applier.changedSince(later, holding?.since ?? this.applier.clock);
+    if (moved) throw new StaleCopy('the local copy changed under the write');
     await this.lockEqual(session.client, later, local, ' NOWAIT');
     await this.writeRows(session.client, local, changes);
     const token = `${this.applier.slot}:${(this.tokens += 1)}`;
@@ -165,15 +169,20 @@ export class PostgresRecord implements SystemOfRecord {
     }
   }
 
-  /** Locks the rows of a write's entries; when the local copy is behind on one, waits for it to catch up (the rows cannot move now). */
-  private async lockCaughtUp(client: pg.PoolClient, keys: readonly string[]): Promise<void> {
-    if (keys.length === 0) return;
+  /**
+   * Locks the rows of a write's entries; when the local copy is behind on one, waits for it to
+   * catch up (the rows cannot move now). Resolves with the applier's clock read before the
+   * comparison that found them equal.
+   */
+  private async lockCaughtUp(client: pg.PoolClient, keys: readonly string[]): Promise<number> {
+    if (keys.length === 0) return this.applier.clock;
     const stored = await this.lockRows(client, keys, '');
     const deadline = performance.now() + APPLY_WAIT_MILLIS;
     // The versions locked are committed, so the stream brings them: wait for them transaction by transaction.
     for (;;) {
       const applied = this.applier.appliedCount; // read before the comparison, so an apply during it is not missed
-      if (await this.sameLocally(keys, stored)) return;
+      const clock = this.applier.clock;
+      if (await this.sameLocally(keys, stored)) return clock;
       const left = deadline - performance.now();
       if (left <= 0) throw new StaleCopy('the local copy did not catch up with the locked entries');
       await this.applier.waitApplied(applied, left);

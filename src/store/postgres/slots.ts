@@ -79,7 +79,7 @@ export async function dropNodeSlot(client: pg.ClientBase, name: string): Promise
   const slots = await nodeSlots(client);
   const slot = findSlot(slots, name);
   if (!slot) {
-    const known = slots.length === 0 ? 'there is none' : `there are ${slots.map((found) => found.node).join(', ')}`;
+    const known = slots.length === 0 ? 'it has none' : `its nodes: ${slots.map((found) => found.node).join(', ')}`;
     throw new StoreError(`no node ${name} in this PostgreSQL store (${known})`);
   }
   if (slot.active) throw activeError(slot);

@@ -51,8 +51,13 @@ function putRows(ops: readonly BatchOp[]): Map<string, EntryRow> {
   return rows;
 }
 
+/** PostgreSQL's code for a table that does not exist. */
+const UNDEFINED_TABLE = '42P01';
+
 function failure(what: string, error: unknown): StoreError {
-  return error instanceof StoreError ? error : new StoreError(`${what}: ${(error as Error).message}`);
+  if (error instanceof StoreError) return error;
+  if ((error as { code?: string }).code === UNDEFINED_TABLE) return new StoreError(`${what}: this database holds no leveldap store (no table ${ENTRIES}; import-ldif --store or a node makes it)`);
+  return new StoreError(`${what}: ${(error as Error).message}`);
 }
 
 export class EntriesTable {

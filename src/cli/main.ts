@@ -12,6 +12,7 @@ import { serveCommand } from './commands/serve.js';
 import { importLdifCommand } from './commands/import-ldif.js';
 import { exportLdifCommand } from './commands/export-ldif.js';
 import { makeLdifCommand } from './commands/make-ldif.js';
+import { nodesCommand } from './commands/nodes.js';
 import { topCommand } from './commands/top.js';
 
 /** Exit status for usage errors and user mistakes (bad scheme, bad plugin, unreadable file). */
@@ -48,6 +49,7 @@ export async function main(argv: string[]): Promise<void> {
     .command(importLdifCommand)
     .command(exportLdifCommand)
     .command(makeLdifCommand)
+    .command(nodesCommand)
     .command(topCommand)
     .demandCommand(1, 'name a command; see --help')
     .strict()

@@ -7,9 +7,8 @@
  * normalization, the schema check, record encoding, index keys) and the main thread only checks
  * each planned entry against what exists, in file order, and writes the batches.
  */
-import { BulkLoader } from '../store/bulk.js';
+import { BulkLoader, type BulkTarget } from '../store/bulk.js';
 import type { PlanContext } from '../store/bulk-plan.js';
-import type { DirectoryStore } from '../store/store.js';
 import { LdifError } from './errors.js';
 import { ldifParts } from './import-chunks.js';
 import { hashedAndPlanned, ImportProblem, ldifProblem, prepareRecord, type Outcome } from './import-plan.js';
@@ -50,7 +49,7 @@ class Importer {
   skipped = 0;
   readonly loader: BulkLoader;
 
-  constructor(store: DirectoryStore, private readonly options: ImportOptions) {
+  constructor(store: BulkTarget, private readonly options: ImportOptions) {
     this.loader = new BulkLoader(store, { actor: options.actor ?? '', suffixes: options.suffixes, schemaCheck: options.schemaCheck ?? true });
   }
 
@@ -145,8 +144,9 @@ async function importInWorkers(importer: Importer, input: AsyncIterable<Buffer |
   }
 }
 
+/** Imports into a DirectoryStore, or any other BulkTarget (a PostgreSQL store's table). */
 export async function importLdif(
-  store: DirectoryStore, input: AsyncIterable<Buffer | string>, options: ImportOptions,
+  store: BulkTarget, input: AsyncIterable<Buffer | string>, options: ImportOptions,
 ): Promise<ImportResult> {
   const importer = new Importer(store, options);
   const workers = options.workers ?? 0;

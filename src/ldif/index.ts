@@ -5,7 +5,7 @@ export type { LdifEntryInput, FormatLdifOptions } from './writer.js';
 export { LdifError } from './errors.js';
 export type { LdifValue, LdifControl, LdifChange, LdifRecord } from './types.js';
 export { importLdif, ImportProblem, type ImportOptions, type ImportResult } from './import.js';
-export { exportLdif } from './export.js';
+export { exportLdif, type ExportSource } from './export.js';
 export { makeEntries, baseEntry, type MakeLdifOptions } from './make-ldif.js';
 export { hashPasswords, type HashPolicy } from './passwords.js';
 export { orderedMap, type Settled } from './pipeline.js';

@@ -5,12 +5,16 @@
  * key-filter.ts), entries are checked in order against that and the entries not yet on disk,
  * and written in large unsynced batches while the next chunk is prepared. `finish` ends with a
  * synced write, so everything is on disk when it resolves.
+ *
+ * What it stores into is a BulkTarget: a DirectoryStore (LevelDB), or the entries table of a
+ * PostgreSQL store (postgres/table.ts), which keeps the entry records and naming contexts of the
+ * operations and leaves the derived keys to the nodes.
  */
 import { parseDn } from './dn.js';
 import { normalizeDn } from './normalize.js';
 import type { Entry } from './entry.js';
 import { metaKey, suffixKey } from './keys.js';
-import { alreadyExists, needsNewSuffix, put, type BatchOp, type DirectoryStore } from './store.js';
+import { alreadyExists, needsNewSuffix, put, type BatchOp } from './store.js';
 import { asError } from '../errors.js';
 import { planBulkEntry, type BulkPlan, type PlanContext } from './bulk-plan.js';
 import { KeyFilter } from './key-filter.js';
@@ -27,6 +31,18 @@ interface BulkOptions {
   readonly suffixes?: readonly string[];
   /** Check each entry against the schema in force (default true; import-ldif --no-schema-check: false). */
   readonly schemaCheck?: boolean;
+}
+
+/** What a bulk load needs of where it stores (a DirectoryStore has it all). */
+export interface BulkTarget {
+  /** The indexed attributes whose index keys the operations carry. */
+  readonly indexed: ReadonlySet<string>;
+  hasEntries(): Promise<boolean>;
+  /** The naming contexts' DNs. */
+  suffixes(): Promise<string[]>;
+  /** Which of these dnKeys exist. */
+  existing(keys: readonly string[]): Promise<Set<string>>;
+  write(ops: readonly BatchOp[], sync: boolean): Promise<void>;
 }
 
 export class BulkLoader {
@@ -46,7 +62,7 @@ export class BulkLoader {
    */
   private placed: KeyFilter | undefined | false;
 
-  constructor(private readonly store: DirectoryStore, private readonly options: BulkOptions = {}) {
+  constructor(private readonly store: BulkTarget, private readonly options: BulkOptions = {}) {
     this.batchEntries = options.batchEntries ?? 1000;
     this.suffixes = new Set((options.suffixes ?? []).map((dn) => normalizeDn(dn)));
   }

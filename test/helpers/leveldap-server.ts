@@ -23,6 +23,8 @@ export interface LeveldapOptions {
   readonly ldif?: string;
   /** false: import with --no-schema-check (records written before the schema was enforced). */
   readonly schemaCheck?: boolean;
+  /** true: import nothing, serve an empty --data directory (a node of a PostgreSQL store given in `args` fills it). */
+  readonly empty?: boolean;
   /**
    * Serve the database of an earlier instance (its `dir`) instead of making a new one: nothing
    * is imported, the same admin password file is used, and the directory is not removed by
@@ -142,7 +144,7 @@ export async function startLeveldap(options: LeveldapOptions = {}): Promise<Leve
     if (owned) {
       adminPassword = `admin-${randomBytes(12).toString('hex')}`;
       await writeFile(adminPasswordFile, adminPassword, { mode: 0o600 });
-      await populateDatabase(dataDir, options.users ?? 1000, options.ldif, options.schemaCheck ?? true);
+      if (!options.empty) await populateDatabase(dataDir, options.users ?? 1000, options.ldif, options.schemaCheck ?? true);
     } else {
       adminPassword = readFileSync(adminPasswordFile, 'utf8');
     }

@@ -1,27 +1,37 @@
-/** `leveldap export-ldif`: the database (or a subtree) as LDIF on stdout, like slapcat. */
+/**
+ * `leveldap export-ldif`: the database (or a subtree) as LDIF on stdout, like slapcat; with
+ * --store postgres://..., the PostgreSQL store's entries, read straight from its table.
+ */
 import type { Argv, CommandModule } from 'yargs';
-import { exportLdif } from '../../ldif/index.js';
+import { exportLdif, type ExportSource } from '../../ldif/index.js';
 import { DirectoryStore } from '../../store/index.js';
-import { withDataOption, type DataOptions } from '../options/data.js';
+import { EntriesTable } from '../../store/postgres/index.js';
+import { DATA_UNLESS_STORE, withDataOption, type DataOptions } from '../options/data.js';
+import { storeFromOptions, withStoreUrlOption, type StoreOptions } from '../options/store.js';
 import { writeAll } from '../support/output.js';
 
-interface ExportArgs extends DataOptions {
+interface ExportArgs extends DataOptions, Pick<StoreOptions, 'store'> {
   'base-dn'?: string;
 }
 
+async function openSource(args: ExportArgs): Promise<ExportSource & { close(): Promise<void> }> {
+  const { url } = await storeFromOptions({ store: args.store }, undefined);
+  return url === undefined ? DirectoryStore.open(args.data, { createIfMissing: false }) : EntriesTable.open(url, 'read');
+}
+
 async function handler(args: ExportArgs): Promise<void> {
-  const store = await DirectoryStore.open(args.data, { createIfMissing: false });
+  const source = await openSource(args);
   try {
-    await writeAll(exportLdif(store, args['base-dn'] ?? ''));
+    await writeAll(exportLdif(source, args['base-dn'] ?? ''));
   } finally {
-    await store.close();
+    await source.close();
   }
 }
 
 export const exportLdifCommand: CommandModule<object, ExportArgs> = {
   command: 'export-ldif',
   describe: 'write the database, or the subtree under --base-dn, as LDIF on stdout',
-  builder: (yargs: Argv) => withDataOption(yargs)
+  builder: (yargs: Argv) => withStoreUrlOption(withDataOption(yargs, DATA_UNLESS_STORE), 'export this PostgreSQL store instead of --data')
     .option('base-dn', { type: 'string', requiresArg: true, describe: 'export only this entry and its subtree' }) as Argv<ExportArgs>,
   handler,
 };

@@ -1,4 +1,8 @@
-/** `leveldap import-ldif FILE|-`: offline bulk load into the database, like slapadd. */
+/**
+ * `leveldap import-ldif FILE|-`: offline bulk load into the database, like slapadd; with
+ * --store postgres://..., into the PostgreSQL store's entries table instead (the same checks,
+ * then the nodes copy the rows).
+ */
 import { createReadStream } from 'node:fs';
 import { stat } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
@@ -7,15 +11,17 @@ import type { Argv, CommandModule } from 'yargs';
 import { importLdif, type ImportProblem } from '../../ldif/index.js';
 import { checkPolicy, policyParams, resolveDefaultScheme } from '../../policy/index.js';
 import { installSchemaFiles, withSchemaFileOption, type SchemaOptions } from '../options/schema.js';
-import { DirectoryStore } from '../../store/index.js';
-import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../options/data.js';
+import { DirectoryStore, type BulkTarget } from '../../store/index.js';
+import { EntriesTable } from '../../store/postgres/index.js';
+import { DATA_UNLESS_STORE, DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../options/data.js';
+import { storeFromOptions, withStoreUrlOption, type StoreOptions } from '../options/store.js';
 import { CliError } from '../support/errors.js';
 import { policyFromOptions, schemaFilesOf, withPolicyFileOption, type PolicyFileOption } from '../options/policy.js';
 import { createProgress, type Progress } from '../support/progress.js';
 import { registryFromOptions, schemeParams, withParamOption, withSchemeOptions, type ParamOption, type SchemeOptions } from '../options/schemes.js';
 import { errorCode } from '../../errors.js';
 
-interface ImportArgs extends SchemeOptions, DataOptions, PolicyFileOption, ParamOption, SchemaOptions {
+interface ImportArgs extends SchemeOptions, DataOptions, Pick<StoreOptions, 'store'>, PolicyFileOption, ParamOption, SchemaOptions {
   file: string;
   scheme?: string;
   iterations?: number;
@@ -29,7 +35,8 @@ interface ImportArgs extends SchemeOptions, DataOptions, PolicyFileOption, Param
 }
 
 function builder(yargs: Argv): Argv<ImportArgs> {
-  return withSchemaFileOption(withParamOption(withPolicyFileOption(withDataOption(withSchemeOptions(yargs)))))
+  const store = withStoreUrlOption(withDataOption(withSchemeOptions(yargs), DATA_UNLESS_STORE), 'load into this PostgreSQL store instead of --data');
+  return withSchemaFileOption(withParamOption(withPolicyFileOption(store)))
     .positional('file', { type: 'string', demandOption: true, describe: 'LDIF file, or - for standard input' })
     .option('scheme', { type: 'string', requiresArg: true, describe: 'hash plain-text userPassword values with this scheme (default: the policy\'s import scheme, PBKDF2-SHA256)' })
     .option('iterations', { type: 'number', requiresArg: true, describe: 'iterations for the import scheme (default: the policy\'s defaultIterations, else the scheme\'s)' })
@@ -39,7 +46,7 @@ function builder(yargs: Argv): Argv<ImportArgs> {
     .option('suffix', { type: 'string', array: true, requiresArg: true, describe: 'an entry without a parent that may start a naming context (repeatable)' })
     .option('schema-check', { type: 'boolean', default: true, describe: 'check every entry against the schema (--no-schema-check: load data from a directory with a laxer past, as slapadd -s)' })
     .option('workers', { type: 'number', default: defaultWorkers(), requiresArg: true, describe: 'worker threads that parse and prepare the entries (0: all on the main thread, which writes in any case)' })
-    .option('compact', { type: 'boolean', default: true, describe: 'compact the database after the load (--no-compact: leave it to LevelDB)' }) as Argv<ImportArgs>;
+    .option('compact', { type: 'boolean', default: true, describe: 'compact the database after the load (--no-compact: leave it to LevelDB; not with --store)' }) as Argv<ImportArgs>;
 }
 
 /** One worker thread per core, the main thread writing beside them: the most that helped here (docs/performance.md, "Import speed"). */
@@ -96,6 +103,29 @@ async function compact(store: DirectoryStore): Promise<void> {
   process.stdout.write(`compacted the database in ${((performance.now() - started) / 1000).toFixed(1)} s\n`);
 }
 
+/** Where the entries go: the LevelDB at --data (compacted after a load), or a PostgreSQL store. */
+interface ImportTarget {
+  readonly target: BulkTarget;
+  loaded(imported: number): Promise<void>;
+  close(): Promise<void>;
+}
+
+async function openTarget(args: ImportArgs): Promise<ImportTarget> {
+  const { url } = await storeFromOptions({ store: args.store }, args.config);
+  if (url !== undefined) {
+    const table = await EntriesTable.open(url, 'load');
+    return { target: table, loaded: async () => {}, close: () => table.close() };
+  }
+  const store = await DirectoryStore.open(args.data, { cacheMb: IMPORT_CACHE_MB, writeBufferMb: IMPORT_WRITE_BUFFER_MB });
+  return {
+    target: store,
+    loaded: async (imported) => {
+      if (args.compact && imported > 0) await compact(store);
+    },
+    close: () => store.close(),
+  };
+}
+
 function report(imported: number, skipped: number, started: number): string {
   const seconds = (performance.now() - started) / 1000;
   const rate = Math.round(imported / Math.max(seconds, 0.001));
@@ -116,11 +146,11 @@ async function handler(args: ImportArgs): Promise<void> {
   registry.validateParams(scheme, params);
   const progress: Progress = createProgress(await inputSize(args.file));
   const input = openInput(args.file);
-  const store = await DirectoryStore.open(args.data, { cacheMb: IMPORT_CACHE_MB, writeBufferMb: IMPORT_WRITE_BUFFER_MB });
+  const store = await openTarget(args);
   const started = performance.now();
   let imported = 0;
   try {
-    const result = await importLdif(store, counted(input, progress), {
+    const result = await importLdif(store.target, counted(input, progress), {
       hash: { registry, scheme, params }, continueOnError: args['continue-on-error'], actor: args['admin-dn'], suffixes: args.suffix,
       schemaCheck: args['schema-check'], workers, schemaFiles,
       onEntry: () => { imported += 1; progress.entry(); },
@@ -129,7 +159,7 @@ async function handler(args: ImportArgs): Promise<void> {
     progress.stop();
     process.stdout.write(report(result.imported, result.skipped, started));
     if (result.skipped > 0) process.exitCode = 1;
-    if (args.compact && result.imported > 0) await compact(store);
+    await store.loaded(result.imported);
   } catch (error) {
     progress.stop();
     if (!(error instanceof Error) || !('line' in error)) throw error;
@@ -143,7 +173,7 @@ async function handler(args: ImportArgs): Promise<void> {
 
 export const importLdifCommand: CommandModule<object, ImportArgs> = {
   command: 'import-ldif <file>',
-  describe: 'bulk-load an LDIF file into the database (offline, like slapadd)',
+  describe: 'bulk-load an LDIF file into the database (offline, like slapadd), or into a PostgreSQL store (--store)',
   builder,
   handler,
 };

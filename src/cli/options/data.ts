@@ -8,8 +8,11 @@ export interface DataOptions {
   data: string;
 }
 
-export function withDataOption<T>(yargs: Argv<T>): Argv<T & DataOptions> {
+/** What --data says beside --store on import-ldif and export-ldif. */
+export const DATA_UNLESS_STORE = 'database directory (not used with --store)';
+
+export function withDataOption<T>(yargs: Argv<T>, describe = 'database directory'): Argv<T & DataOptions> {
   return yargs.option('data', {
-    type: 'string', default: DEFAULT_DATA_DIR, requiresArg: true, describe: 'database directory',
+    type: 'string', default: DEFAULT_DATA_DIR, requiresArg: true, describe,
   }) as Argv<T & DataOptions>;
 }

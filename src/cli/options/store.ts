@@ -3,7 +3,8 @@
  * (docs/scale-out.md) with --data as its local copy; without it, --data is the database.
  * --node-name names the node's replication slot, --max-staleness (serve) bounds how long reads
  * go on without PostgreSQL. The --config file may hold "store", "nodeName" and "maxStaleness";
- * flags override it. A wrong value is a usage error (CliError, exit status 2).
+ * flags override it. import-ldif, export-ldif and nodes take --store alone (withStoreUrlOption):
+ * they use the PostgreSQL store without being a node of it. A wrong value is a usage error (CliError, exit status 2).
  */
 import type { Argv } from 'yargs';
 import { DEFAULT_MAX_STALENESS, isPostgresUrl } from '../../store/postgres/index.js';
@@ -17,9 +18,15 @@ export interface StoreOptions {
   'max-staleness'?: number;
 }
 
+const URL_FORM = 'postgres://user@host/db (or ?host=/run/postgresql)';
+
+/** --store for a command that uses the PostgreSQL store without being a node: `what` it does there. */
+export function withStoreUrlOption<T>(yargs: Argv<T>, what: string): Argv<T & Pick<StoreOptions, 'store'>> {
+  return yargs.option('store', { type: 'string', requiresArg: true, describe: `${URL_FORM}: ${what}` }) as Argv<T & Pick<StoreOptions, 'store'>>;
+}
+
 export function withStoreOptions<T>(yargs: Argv<T>, serving = true): Argv<T & StoreOptions> {
-  const options = yargs
-    .option('store', { type: 'string', requiresArg: true, describe: 'postgres://user@host/db (or ?host=/run/postgresql): be a node of this PostgreSQL store, --data holding the local copy' })
+  const options = withStoreUrlOption(yargs, 'be a node of this PostgreSQL store, --data holding the local copy')
     .option('node-name', { type: 'string', requiresArg: true, describe: 'this node\'s name in the PostgreSQL store (its replication slot: leveldap_NAME; default: the local copy\'s, else a random one)' });
   if (!serving) return options as Argv<T & StoreOptions>;
   return options

@@ -1,6 +1,6 @@
 /**
  * One connection of the load tools: plain TCP, LDAPS or StartTLS; one operation at a time (simple
- * binds, searches, modifies; the encoding and result reading of wire.ts, framing by FrameReader),
+ * binds, searches, modifies, adds; the encoding and result reading of wire.ts, framing by FrameReader),
  * and a clean UnbindRequest before close.
  */
 import net from 'node:net';
@@ -8,8 +8,8 @@ import tls from 'node:tls';
 import { decodeSearchEntry, FrameReader, type ClientEntry } from '../protocol/index.js';
 import { errorCode, errorMessage } from '../errors.js';
 import {
-  SEARCH_DONE, SEARCH_ENTRY, encodeModify, encodeSearch, encodeSimpleBind, encodeStartTls, encodeUnbind, readCode, readEntryDn, readMessage,
-  readResult, type Replacement, type SearchSpec,
+  SEARCH_DONE, SEARCH_ENTRY, encodeAdd, encodeModify, encodeSearch, encodeSimpleBind, encodeStartTls, encodeUnbind, readCode, readEntryDn, readMessage,
+  readResult, type AddAttribute, type Replacement, type SearchSpec,
 } from './wire.js';
 
 /** The result code authrate counts when a connection cannot be made or is lost (LDAP "connect error"). */
@@ -127,10 +127,7 @@ export class LdapConnection {
 
   /** Sends a simple bind and resolves with its result code; rejects with ConnectionError if the connection fails. */
   bind(dn: string, password: Buffer): Promise<number> {
-    return this.#send((messageId) => encodeSimpleBind(messageId, dn, password), (resolve) => (frame, _tag, content) => {
-      resolve(readCode(frame, content));
-      return true;
-    });
+    return this.#result((messageId) => encodeSimpleBind(messageId, dn, password));
   }
 
   /** Runs a search; resolves with its result code, the entries returned and the first two entries' DNs (enough to tell "exactly one"). */
@@ -147,10 +144,12 @@ export class LdapConnection {
 
   /** Replaces attributes' values of one entry; resolves with the result code. */
   modify(dn: string, replacements: readonly Replacement[]): Promise<number> {
-    return this.#send((messageId) => encodeModify(messageId, dn, replacements), (resolve) => (frame, _tag, content) => {
-      resolve(readCode(frame, content));
-      return true;
-    });
+    return this.#result((messageId) => encodeModify(messageId, dn, replacements));
+  }
+
+  /** Adds an entry; resolves with the result code. */
+  add(dn: string, attributes: readonly AddAttribute[]): Promise<number> {
+    return this.#result((messageId) => encodeAdd(messageId, dn, attributes));
   }
 
   /** Runs a search and resolves with its result code and every entry it returned, attributes included. */
@@ -160,6 +159,14 @@ export class LdapConnection {
       if (tag === SEARCH_ENTRY) entries.push(decodeSearchEntry(frame));
       if (tag !== SEARCH_DONE) return false;
       resolve({ code: readCode(frame, content), entries });
+      return true;
+    });
+  }
+
+  /** Sends a request answered by one LDAPResult-shaped response; resolves with its result code. */
+  #result(encode: (messageId: number) => Buffer): Promise<number> {
+    return this.#send(encode, (resolve) => (frame, _tag, content) => {
+      resolve(readCode(frame, content));
       return true;
     });
   }

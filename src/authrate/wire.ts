@@ -1,7 +1,7 @@
 /**
  * The least the load clients need on the wire: simple BindRequests, SearchRequests (authrate's
- * search-then-bind, searchrate), ModifyRequests that replace values (modrate) and StartTLS,
- * encoded directly; of a response only the messageID, the operation tag, the resultCode and an
+ * search-then-bind, searchrate), ModifyRequests that replace values (modrate), AddRequests (the
+ * benchmarks that load a server through LDAP) and StartTLS, encoded directly; of a response only the messageID, the operation tag, the resultCode and an
  * entry's DN are read, nothing else parsed.
  */
 import {
@@ -92,6 +92,19 @@ export function encodeModify(messageId: number, dn: string, replacements: readon
     integer(REPLACE, ENUMERATED), tlv(0x30, Buffer.concat([octets(attribute), tlv(0x31, Buffer.concat(values.map((value) => octets(value))))])),
   ])));
   const request = tlv(0x66, Buffer.concat([octets(dn), tlv(0x30, Buffer.concat(changes))]));
+  return tlv(0x30, Buffer.concat([integer(messageId), request]));
+}
+
+/** One attribute of an AddRequest: its description and its values, as bytes. */
+export interface AddAttribute {
+  readonly name: string;
+  readonly values: readonly Buffer[];
+}
+
+/** LDAPMessage { messageID, [APPLICATION 8] AddRequest { entry, attributes } }. */
+export function encodeAdd(messageId: number, dn: string, attributes: readonly AddAttribute[]): Buffer {
+  const list = attributes.map(({ name, values }) => tlv(0x30, Buffer.concat([octets(name), tlv(0x31, Buffer.concat(values.map((value) => tlv(0x04, value))))])));
+  const request = tlv(0x68, Buffer.concat([octets(dn), tlv(0x30, Buffer.concat(list))]));
   return tlv(0x30, Buffer.concat([integer(messageId), request]));
 }
 

@@ -15,6 +15,9 @@ import { errorMessage } from '../errors.js';
 /** bin/leveldap.js, from dist/src/bench-schemes/. */
 const LEVELDAP_BIN = fileURLToPath(new URL('../../../bin/leveldap.js', import.meta.url));
 
+/** The admin of the leveldap servers benches start (serve's default admin DN, this password). */
+export const BENCH_ADMIN = { dn: 'cn=Directory Manager', password: 'bench-schemes' } as const;
+
 export interface BenchServer {
   readonly name: 'leveldap' | 'slapd';
   readonly port: number;
@@ -74,12 +77,25 @@ export async function startLeveldap(
   const pluginArgs = plugins.flatMap((file) => ['--scheme-plugin', file]);
   const data = join(dir, 'db');
   await leveldap(['import-ldif', ldifFile, '--data', data, ...pluginArgs], bin);
+  return serveLeveldap(data, [...pluginArgs, ...serveArgs], bin);
+}
+
+/**
+ * `leveldap serve --data DATA` on a free port (log level warn; `serveArgs` after, e.g. --store
+ * for a node of a PostgreSQL store), the admin's password `bench-schemes`; resolves once it listens.
+ */
+export async function serveLeveldap(data: string, serveArgs: readonly string[] = [], bin = LEVELDAP_BIN): Promise<BenchServer> {
   const port = await freePort();
-  const child = spawn(process.execPath, [bin, 'serve', '--data', data, '--port', String(port), '--log-level', 'warn', ...pluginArgs, ...serveArgs],
-    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LEVELDAP_ADMIN_PASSWORD: 'bench-schemes' } });
+  const child = spawn(process.execPath, [bin, 'serve', '--data', data, '--port', String(port), '--log-level', 'warn', ...serveArgs],
+    { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LEVELDAP_ADMIN_PASSWORD: BENCH_ADMIN.password } });
   let stderr = '';
+  let stopping = false;
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr = (stderr + chunk).slice(-4096)));
+  child.once('exit', (code, signal) => {
+    if (!stopping) process.stderr.write(`leveldap serve (pid ${child.pid}) exited by itself (${signal ?? `status ${code}`}):\n${stderr}\n`);
+  });
   const stop = () => new Promise<void>((resolve) => {
+    stopping = true;
     if (child.exitCode !== null || child.signalCode !== null) return resolve();
     child.once('exit', () => resolve());
     child.kill('SIGTERM');

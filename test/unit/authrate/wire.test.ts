@@ -2,7 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import filters from '@ldapjs/filter';
 import {
-  SEARCH_DONE, SEARCH_ENTRY, encodeModify, encodeSearch, encodeSimpleBind, encodeStartTls, readCode, readEntryDn, readMessage, readResult,
+  SEARCH_DONE, SEARCH_ENTRY, encodeAdd, encodeModify, encodeSearch, encodeSimpleBind, encodeStartTls, readCode, readEntryDn, readMessage, readResult,
 } from '../../../src/authrate/wire.js';
 import { START_TLS_OID, decodeRequest, decodeRequestFully, encodeBindResponse, encodeSearchDone, encodeSearchEntry } from '../../../src/protocol/index.js';
 
@@ -43,6 +43,20 @@ test('a ModifyRequest (modrate) replaces each attribute with its values, in orde
     messageId: 9, controls: [], kind: 'modify', dn: 'uid=user.1,ou=People,dc=example,dc=com', changes: [
       { op: 'replace', attribute: 'description', values: [Buffer.from('é'.repeat(100))] },
       { op: 'replace', attribute: 'title', values: [Buffer.from('a'), Buffer.from('b')] },
+    ],
+  });
+});
+
+test('an AddRequest (the benchmarks that load a server through LDAP) carries the DN and every attribute with its values, bytes kept', () => {
+  const binary = Buffer.from([0, 0xff, 0x80]);
+  const request = decodeRequest(encodeAdd(12, 'uid=user.1,ou=People,dc=example,dc=com', [
+    { name: 'objectClass', values: [Buffer.from('top'), Buffer.from('person')] }, { name: 'cn', values: [Buffer.from('é'.repeat(100))] },
+    { name: 'jpegPhoto', values: [binary] },
+  ]));
+  assert.deepEqual(request, {
+    messageId: 12, controls: [], kind: 'add', dn: 'uid=user.1,ou=People,dc=example,dc=com', attributes: [
+      { name: 'objectClass', values: [Buffer.from('top'), Buffer.from('person')] }, { name: 'cn', values: [Buffer.from('é'.repeat(100))] },
+      { name: 'jpegPhoto', values: [binary] },
     ],
   });
 });

@@ -7,7 +7,7 @@
  *                      key: no entry without its parent, no parent deleted under its children),
  *                      record (the entry as codec.ts encodes it, the bytes LevelDB holds)
  *   leveldap_settings  name, value: what DirectoryStore.putSetting keeps (the admin password)
- *   leveldap_failures  account (dnKey), node (slot), at_ms: failed binds, shared by the nodes
+ *   leveldap_failures  account (normalized DN), node (slot), at_ms: failed binds, shared by the nodes
  *                      for lockout (failures.ts); not streamed
  *
  * The publication `leveldap` streams the first two to every node (pgoutput); the nodes derive

@@ -1,0 +1,88 @@
+/**
+ * Lockout across the nodes of a PostgreSQL store (src/store/postgres/failures.ts, docs/scale-out.md):
+ * three real `serve --store` nodes over a cluster started here, --max-failures 3. Wrong passwords
+ * tried one after another on nodes a, b and c lock the account (each node alone saw one failure:
+ * without the shared count nothing would lock), and the lock holds on every node. Wrong passwords
+ * sent at once to all three nodes verify at most nodes x --max-failures times (the documented
+ * overshoot), and lock the account too.
+ */
+import { after, before, describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFile } from 'node:fs/promises';
+import pg from 'pg';
+import { postgresUnavailable, startPostgres, type PostgresCluster } from '../../src/harness/postgres.js';
+import { run } from '../../src/harness/run.js';
+import { normalizeDn } from '../../src/store/normalize.js';
+import { eventually } from '../helpers/eventually.js';
+import { ldapTool } from '../helpers/ldap-client.js';
+import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
+import { leveldapBin } from '../helpers/paths.js';
+import { tempDir } from '../helpers/store.js';
+
+const unavailable = postgresUnavailable();
+const MAX_FAILURES = 3;
+const PEOPLE = 'ou=People,dc=example,dc=com';
+const userDn = (n: number): string => `uid=user.${n},${PEOPLE}`;
+
+async function bind(node: LeveldapServer, dn: string, password: string): Promise<number> {
+  return (await ldapTool('ldapwhoami', node.url, [], { dn, password })).code;
+}
+
+describe('lockout across three nodes of a PostgreSQL store', { skip: unavailable }, () => {
+  let cluster: PostgresCluster;
+  let nodes: LeveldapServer[] = [];
+  let db: pg.Client;
+
+  before(async () => {
+    cluster = await startPostgres();
+    const dir = await tempDir();
+    try {
+      const ldif = await run(process.execPath, [leveldapBin, 'make-ldif', '--users', '20', '--scheme', 'SSHA512']);
+        await writeFile(`${dir.path}/users.ldif`, ldif.stdout);
+      const loaded = await run(process.execPath, [leveldapBin, 'import-ldif', `${dir.path}/users.ldif`, '--store', cluster.url]);
+      assert.equal(loaded.code, 0, loaded.stderr);
+    } finally {
+      await dir.remove();
+    }
+    for (const name of ['a', 'b', 'c']) {
+      nodes.push(await startLeveldap({
+        empty: true, args: ['--store', cluster.url, '--node-name', name, '--max-failures', String(MAX_FAILURES), '--lockout-duration', '0'],
+      }));
+    }
+    db = new pg.Client({ connectionString: cluster.url });
+    await db.connect();
+  });
+
+  after(async () => {
+    await db?.end();
+    for (const node of nodes) await node.stop();
+    nodes = [];
+    await cluster?.destroy();
+  });
+
+  const lockedOn = async (node: LeveldapServer, dn: string): Promise<boolean> => {
+    const found = await ldapTool('ldapsearch', node.url, ['-LLL', '-b', dn, '-s', 'base', '(objectClass=*)', 'pwdAccountLockedTime'], {
+      dn: node.adminDn, password: node.adminPassword,
+    });
+    return /pwdAccountLockedTime: /.test(found.stdout);
+  };
+
+  test('one wrong password on each node in turn locks the account on every node', async () => {
+    const dn = userDn(1);
+    assert.equal(await bind(nodes[0]!, dn, 'password'), 0, 'the account works first');
+    for (const node of nodes) assert.equal(await bind(node, dn, 'wrong-password'), 49);
+    for (const node of nodes) assert.ok(await eventually(() => lockedOn(node, dn)), `locked as seen on ${node.url}`);
+    for (const node of nodes) assert.equal(await bind(node, dn, 'password'), 49, 'the right password is refused while locked');
+  });
+
+  test(`wrong passwords sent at once to all nodes verify at most ${MAX_FAILURES} x 3 times, and lock the account`, async () => {
+    const dn = userDn(2);
+    const answers = await Promise.all(nodes.flatMap((node) => Array.from({ length: 6 }, () => bind(node, dn, 'wrong-password'))));
+    assert.deepEqual(answers, Array(18).fill(49));
+    const { rows } = await db.query<{ count: string }>('SELECT count(*) FROM leveldap_failures WHERE account = $1', [normalizeDn(dn)]);
+    const verified = Number(rows[0]!.count);
+    assert.ok(verified >= MAX_FAILURES && verified <= MAX_FAILURES * nodes.length, `failures recorded: ${verified}`);
+    for (const node of nodes) assert.ok(await eventually(() => lockedOn(node, dn)), `locked as seen on ${node.url}`);
+    assert.equal(await bind(nodes[2]!, dn, 'password'), 49);
+  });
+});

@@ -4,11 +4,12 @@
  *
  * Per scheme (the same USERS-user make-ldif LDIF, pre-hashed {SSHA512}, then {PBKDF2-SHA256}):
  * a throwaway PostgreSQL cluster (src/harness/postgres.ts); two LevelDB-only servers loaded with
- * import-ldif (serve --threads 1 and --threads 2); node A started on the empty store and loaded
- * through LDAP adds (LOAD_CONNECTIONS admin connections, bench/ldif-over-ldap.ts: import-ldif
- * --store is not used); node B started after, which copies the store from a snapshot (the time
- * from spawning it until it listens is reported as its copy time, beside node A's start on the
- * empty store; B's entry count is checked). Every server logs at warn, nodes serve one thread.
+ * import-ldif (serve --threads 1 and --threads 2); the PostgreSQL store loaded with
+ * `import-ldif --store` (LOAD=import, the default) before node A starts and copies it, or node A
+ * started on the empty store and loaded through LDAP adds (LOAD=ldap: LOAD_CONNECTIONS admin
+ * connections, bench/ldif-over-ldap.ts); node B started after, which copies the store from a
+ * snapshot (the time from spawning it until it listens is reported as its copy time, beside node
+ * A's start; B's entry count is checked). Every server logs at warn, nodes serve one thread.
  *
  * 1. Binds per node: node A against the LevelDB-only server, both one thread, the same client
  *    (bench/bind-load.ts: CONNECTIONS connections, one bind outstanding on each, random users):
@@ -36,7 +37,7 @@
  * Run: npm run build && node dist/bench/bench-scale-out.js
  * Env: USERS (10000), SECONDS (counted seconds per load run, 10), ROUNDS (2), SCHEMES
  * (SSHA512,PBKDF2-SHA256), CONNECTIONS (bind load, 32), MODIFY_CONNECTIONS (16),
- * LOAD_CONNECTIONS (the adds that fill the store, 8), VISIBILITY_SAMPLES (300).
+ * LOAD (import: import-ldif --store; ldap: LDAP adds through node A), LOAD_CONNECTIONS (those adds, 8), VISIBILITY_SAMPLES (300).
  * Needs PostgreSQL installed (Debian: apt-get install postgresql) and to run as root (the
  * cluster runs as the postgres user).
  */
@@ -49,7 +50,8 @@ import filters from '@ldapjs/filter';
 import { LdapConnection } from '../src/authrate/connection.js';
 import { probe, startLoad } from '../src/authrate/engine.js';
 import { MODRATE, parseModrateOptions } from '../src/authrate/modrate.js';
-import { BENCH_ADMIN, makeLdifFile, serveLeveldap, startLeveldap, type BenchServer } from '../src/bench-schemes/servers.js';
+import { BENCH_ADMIN, LEVELDAP_BIN, makeLdifFile, serveLeveldap, startLeveldap, type BenchServer } from '../src/bench-schemes/servers.js';
+import { run } from '../src/harness/run.js';
 import { cpuSeconds } from '../src/harness/process-stats.js';
 import { postgresBinDir, startPostgres, type PostgresCluster } from '../src/harness/postgres.js';
 import { freePort } from '../src/harness/slapd.js';
@@ -64,6 +66,7 @@ const SCHEMES = (process.env.SCHEMES ?? 'SSHA512,PBKDF2-SHA256').split(',');
 const CONNECTIONS = Number(process.env.CONNECTIONS ?? 32);
 const MODIFY_CONNECTIONS = Number(process.env.MODIFY_CONNECTIONS ?? 16);
 const LOAD_CONNECTIONS = Number(process.env.LOAD_CONNECTIONS ?? 8);
+const LOAD = process.env.LOAD ?? 'import';
 const VISIBILITY_SAMPLES = Number(process.env.VISIBILITY_SAMPLES ?? 300);
 const WARM_UP_SECONDS = 2;
 const SUFFIX = 'dc=example,dc=com';
@@ -203,6 +206,16 @@ async function countEntries(port: number): Promise<number> {
   }
 }
 
+/** `import-ldif --store`: the LDIF into the PostgreSQL store, timed. */
+async function importIntoStore(ldif: string, url: string): Promise<AddLoad> {
+  process.stderr.write('loading the PostgreSQL store with import-ldif --store...\n');
+  const started = performance.now();
+  const result = await run(process.execPath, [LEVELDAP_BIN, 'import-ldif', ldif, '--store', url]);
+  if (result.code !== 0) throw new Error(`import-ldif --store failed: ${result.stderr}`);
+  const entries = Number(/imported (\d+) entries/.exec(result.stderr + result.stdout)?.[1] ?? Number.NaN);
+  return { entries, seconds: (performance.now() - started) / 1000 };
+}
+
 /** `serve` as a node of the cluster's store, one thread; with a metrics port when given. */
 async function startNode(cluster: PostgresCluster, dir: string, name: string, metricsPort?: number): Promise<{ server: BenchServer; seconds: number }> {
   const started = performance.now();
@@ -216,10 +229,11 @@ async function startNode(cluster: PostgresCluster, dir: string, name: string, me
 async function startNodes(
   cluster: PostgresCluster, ldif: string, dir: string, servers: BenchServer[], metricsPort: number,
 ): Promise<{ store: StoreLoad; nodeA: BenchServer; nodeB: BenchServer }> {
+  const imported = LOAD === 'ldap' ? undefined : await importIntoStore(ldif, cluster.url);
   const a = await startNode(cluster, dir, 'a', metricsPort);
   servers.push(a.server);
-  process.stderr.write(`loading the PostgreSQL store through node A (${LOAD_CONNECTIONS} connections)...\n`);
-  const load = await addLdif(ldif, a.server.port, BENCH_ADMIN, LOAD_CONNECTIONS);
+  if (!imported) process.stderr.write(`loading the PostgreSQL store through node A (${LOAD_CONNECTIONS} connections)...\n`);
+  const load = imported ?? await addLdif(ldif, a.server.port, BENCH_ADMIN, LOAD_CONNECTIONS);
   process.stderr.write('starting node B (copies the store)...\n');
   const b = await startNode(cluster, dir, 'b');
   servers.push(b.server);
@@ -320,7 +334,7 @@ function bindTable(results: readonly SchemeResult[]): string {
 }
 
 function storeTable(results: readonly SchemeResult[]): string {
-  return markdown(['scheme', 'entries added through node A', 'seconds', 'adds/s', 'node A start on the empty store, s', 'node B start (snapshot copy), s', 'entries on node B'],
+  return markdown(['scheme', `entries loaded (${LOAD === 'ldap' ? 'LDAP adds through node A' : 'import-ldif --store'})`, 'seconds', 'entries/s', 'node A start (its copy), s', 'node B start (snapshot copy), s', 'entries on node B'],
     results.map(({ scheme, store }) => [
       scheme, String(store.load.entries), store.load.seconds.toFixed(1), (store.load.entries / store.load.seconds).toFixed(0),
       store.nodeAStartSeconds.toFixed(2), store.nodeBCopySeconds.toFixed(2), String(store.nodeBEntries),

@@ -13,7 +13,7 @@ import { canConnect, createSlapd, freePort, type SlapdOptions } from '../harness
 import { errorMessage } from '../errors.js';
 
 /** bin/leveldap.js, from dist/src/bench-schemes/. */
-const LEVELDAP_BIN = fileURLToPath(new URL('../../../bin/leveldap.js', import.meta.url));
+export const LEVELDAP_BIN = fileURLToPath(new URL('../../../bin/leveldap.js', import.meta.url));
 
 /** The admin of the leveldap servers benches start (serve's default admin DN, this password). */
 export const BENCH_ADMIN = { dn: 'cn=Directory Manager', password: 'bench-schemes' } as const;

@@ -219,7 +219,7 @@ async function importIntoStore(ldif: string, url: string): Promise<AddLoad> {
 /** `serve` as a node of the cluster's store, one thread; with a metrics port when given. */
 async function startNode(cluster: PostgresCluster, dir: string, name: string, metricsPort?: number): Promise<{ server: BenchServer; seconds: number }> {
   const started = performance.now();
-  const server = await serveLeveldap(join(dir, `node-${name}`), [
+  const server = await serveLeveldap(join(dir, `node-${name}`), [], [
     '--store', cluster.url, '--node-name', name, '--threads', '1', ...(metricsPort === undefined ? [] : ['--metrics-port', String(metricsPort)]),
   ]);
   return { server, seconds: (performance.now() - started) / 1000 };

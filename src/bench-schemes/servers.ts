@@ -1,7 +1,7 @@
 /**
  * The servers bench-schemes measures: leveldap (import-ldif, then `serve` in its own process,
  * through the same CLI users run) and, to compare, OpenLDAP slapd (src/harness/slapd.ts), both
- * loaded from the same LDIF file.
+ * loaded from the same LDIF file; bench/ uses them too, a step at a time (import, then serve).
  */
 import { spawn } from 'node:child_process';
 import { open, readFile } from 'node:fs/promises';
@@ -9,7 +9,8 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { run } from '../harness/run.js';
-import { canConnect, createSlapd, freePort, type SlapdOptions } from '../harness/slapd.js';
+import { canConnect, createSlapd, freePort, type Slapd, type SlapdOptions } from '../harness/slapd.js';
+import { DEFAULT_INDEXES } from '../store/indexes.js';
 import { errorMessage } from '../errors.js';
 
 /** bin/leveldap.js, from dist/src/bench-schemes/. */
@@ -67,26 +68,18 @@ async function waitForPort(port: number, exited: () => boolean): Promise<void> {
   throw new Error(`the server did not start listening on ${port}`);
 }
 
-/**
- * Imports the LDIF file into `dir` and serves it (log level warn, as slapd logs nothing per bind; `serveArgs` after).
- * `bin` runs another checkout's bin/leveldap.js instead of this one (bench-binds' BUILDS).
- */
-export async function startLeveldap(
-  ldifFile: string, dir: string, plugins: readonly string[], serveArgs: readonly string[] = [], bin = LEVELDAP_BIN,
-): Promise<BenchServer> {
-  const pluginArgs = plugins.flatMap((file) => ['--scheme-plugin', file]);
-  const data = join(dir, 'db');
-  await leveldap(['import-ldif', ldifFile, '--data', data, ...pluginArgs], bin);
-  return serveLeveldap(data, [...pluginArgs, ...serveArgs], bin);
+/** `leveldap import-ldif FILE --data DATA` (import-ldif's defaults: its workers, the compaction after the load); resolves with what it printed. */
+export function importLeveldap(ldifFile: string, data: string, plugins: readonly string[] = [], bin = LEVELDAP_BIN): Promise<string> {
+  return leveldap(['import-ldif', ldifFile, '--data', data, ...plugins.flatMap((file) => ['--scheme-plugin', file])], bin);
 }
 
-/**
- * `leveldap serve --data DATA` on a free port (log level warn; `serveArgs` after, e.g. --store
- * for a node of a PostgreSQL store), the admin's password `bench-schemes`; resolves once it listens.
- */
-export async function serveLeveldap(data: string, serveArgs: readonly string[] = [], bin = LEVELDAP_BIN): Promise<BenchServer> {
+/** `leveldap serve` on the database at `data`, on a free port (log level warn, as slapd logs nothing per bind; `serveArgs` after). */
+export async function serveLeveldap(
+  data: string, plugins: readonly string[] = [], serveArgs: readonly string[] = [], bin = LEVELDAP_BIN,
+): Promise<BenchServer> {
+  const pluginArgs = plugins.flatMap((file) => ['--scheme-plugin', file]);
   const port = await freePort();
-  const child = spawn(process.execPath, [bin, 'serve', '--data', data, '--port', String(port), '--log-level', 'warn', ...serveArgs],
+  const child = spawn(process.execPath, [bin, 'serve', '--data', data, '--port', String(port), '--log-level', 'warn', ...pluginArgs, ...serveArgs],
     { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, LEVELDAP_ADMIN_PASSWORD: BENCH_ADMIN.password } });
   let stderr = '';
   let stopping = false;
@@ -110,6 +103,18 @@ export async function serveLeveldap(data: string, serveArgs: readonly string[] =
 }
 
 /**
+ * Imports the LDIF file into `dir` and serves it (serveLeveldap).
+ * `bin` runs another checkout's bin/leveldap.js instead of this one (bench-binds' BUILDS).
+ */
+export async function startLeveldap(
+  ldifFile: string, dir: string, plugins: readonly string[], serveArgs: readonly string[] = [], bin = LEVELDAP_BIN,
+): Promise<BenchServer> {
+  const data = join(dir, 'db');
+  await importLeveldap(ldifFile, data, plugins, bin);
+  return serveLeveldap(data, plugins, serveArgs, bin);
+}
+
+/**
  * slapd as an operator would set it up for this machine: Symas' advice for the worker pool
  * (16 threads, slapd's default, up to 4 cores; 4 per core beyond), and nothing logged per
  * operation, as leveldap serves with --log-level warn (slapd's default loglevel, stats, logs
@@ -119,12 +124,26 @@ export function slapdSettings(cores = availableParallelism()): { threads: number
   return { threads: Math.max(16, 4 * cores), logLevel: '0' };
 }
 
-/** slapd loaded from the LDIF file; `options` as createSlapd's (its defaults: pw-sha2 and pw-pbkdf2, slapd's own threads and loglevel, as bench-binds runs it). */
-/** slapd started on the LDIF, with its root DN and password (for benchmarks that search as the admin). */
-export async function startSlapd(ldifFile: string, options: SlapdOptions = {}): Promise<BenchServer & { readonly rootDn: string; readonly rootPassword: string }> {
+/** leveldap's default indexes (DEFAULT_INDEXES, equality; presence is answered from them) as slapd.conf `index` lines. */
+export const SLAPD_INDEX_LINES: readonly string[] = DEFAULT_INDEXES.map((name) => `index ${name} eq`);
+
+export type StartedSlapd = BenchServer & { readonly rootDn: string; readonly rootPassword: string };
+
+/** A slapd whose database holds the LDIF file (`slapadd -q -l`), not started yet; `options` as createSlapd's. */
+export async function loadSlapd(ldifFile: string, options: SlapdOptions = {}): Promise<Slapd> {
   const slapd = await createSlapd(options);
   try {
-    await slapd.slapadd(await readFile(ldifFile, 'utf8'));
+    await slapd.slapaddFile(ldifFile);
+  } catch (error) {
+    await slapd.stop();
+    throw error;
+  }
+  return slapd;
+}
+
+/** Starts a loaded slapd; stop() stops it and removes its directory. */
+export async function serveSlapd(slapd: Slapd): Promise<StartedSlapd> {
+  try {
     await slapd.start();
   } catch (error) {
     await slapd.stop();
@@ -132,4 +151,12 @@ export async function startSlapd(ldifFile: string, options: SlapdOptions = {}): 
   }
   const pid = Number(await readFile(join(slapd.dir, 'slapd.pid'), 'utf8'));
   return { name: 'slapd', port: slapd.port, pid, stop: () => slapd.stop(), rootDn: slapd.rootDn, rootPassword: slapd.rootPassword };
+}
+
+/**
+ * slapd started on the LDIF, with its root DN and password (for benchmarks that search as the admin);
+ * `options` as createSlapd's (its defaults: pw-sha2 and pw-pbkdf2, slapd's own threads and loglevel, as bench-binds runs it).
+ */
+export async function startSlapd(ldifFile: string, options: SlapdOptions = {}): Promise<StartedSlapd> {
+  return serveSlapd(await loadSlapd(ldifFile, options));
 }

@@ -30,6 +30,8 @@ export interface SlapdOptions {
   readonly threads?: number;
   /** slapd.conf's `loglevel` ("0": nothing syslogged); slapd's default (stats: every operation) when not given. */
   readonly logLevel?: string;
+  /** The mdb map size in bytes (`maxsize`, address space only; the database cannot grow past it); 1 GiB by default. */
+  readonly maxSize?: number;
 }
 
 export interface Slapd {
@@ -43,6 +45,8 @@ export interface Slapd {
   readonly port: number;
   /** Loads LDIF into the database (before start). Rejects with slapadd's stderr. */
   slapadd(ldif: string): Promise<void>;
+  /** The same from an LDIF file (`slapadd -l`: a file too large to hold as one string). */
+  slapaddFile(file: string): Promise<void>;
   /** Serves on a free port and resolves once it accepts connections. */
   start(): Promise<void>;
   /** Stops slapd and removes its directory. Safe to call more than once. */
@@ -84,10 +88,12 @@ interface ConfSettings {
   readonly databaseLines: readonly string[];
   readonly threads?: number;
   readonly logLevel?: string;
+  readonly maxSize: number;
 }
 
 function slapdConf(dir: string, suffix: string, rootDn: string, rootPassword: string, settings: ConfSettings): string {
-  const { modules, schemas, databaseLines, threads, logLevel } = settings;
+  const { modules, schemas, databaseLines, threads, logLevel, maxSize } = settings;
+  if (!(Number.isSafeInteger(maxSize) && maxSize > 0)) throw new Error(`slapd maxsize must be a whole number of bytes, not ${maxSize}`);
   if (threads !== undefined && !(Number.isInteger(threads) && threads >= 2)) throw new Error(`slapd threads must be a whole number of at least 2, not ${threads}`);
   if (logLevel !== undefined && !/^[A-Za-z0-9 ]+$/.test(logLevel)) throw new Error(`not a slapd loglevel: ${JSON.stringify(logLevel)}`);
   return [
@@ -99,7 +105,7 @@ function slapdConf(dir: string, suffix: string, rootDn: string, rootPassword: st
     ...(threads !== undefined ? [`threads ${threads}`] : []),
     ...(logLevel !== undefined ? [`loglevel ${logLevel}`] : []),
     'database mdb',
-    `maxsize ${MAX_SIZE}`,
+    `maxsize ${maxSize}`,
     `suffix ${quote(suffix)}`,
     `rootdn ${quote(rootDn)}`,
     `rootpw ${quote(rootPassword)}`,
@@ -169,6 +175,7 @@ export async function createSlapd(options: SlapdOptions = {}): Promise<Slapd> {
   await mkdir(join(dir, 'db'));
   const conf = slapdConf(dir, suffix, rootDn, rootPassword, {
     modules, schemas, databaseLines: options.databaseLines ?? [], threads: options.threads, logLevel: options.logLevel,
+    maxSize: options.maxSize ?? MAX_SIZE,
   });
   await writeFile(configFile, conf, { mode: 0o600 });
 
@@ -180,10 +187,12 @@ export async function createSlapd(options: SlapdOptions = {}): Promise<Slapd> {
   };
   onExit(cleanup);
 
-  async function slapadd(ldif: string): Promise<void> {
-    const result = await run(requireProgram('slapadd'), ['-q', '-f', configFile], ldif);
+  async function slapaddWith(args: readonly string[], ldif?: string): Promise<void> {
+    const result = await run(requireProgram('slapadd'), ['-q', '-f', configFile, ...args], ldif);
     if (result.code !== 0) throw new Error(`slapadd exited with ${result.code}: ${result.stderr.trim()}`);
   }
+  const slapadd = (ldif: string) => slapaddWith([], ldif);
+  const slapaddFile = (file: string) => slapaddWith(['-l', file]);
 
   async function start(): Promise<void> {
     if (child) throw new Error('slapd is already started');
@@ -221,7 +230,7 @@ export async function createSlapd(options: SlapdOptions = {}): Promise<Slapd> {
   }
 
   return {
-    dir, configFile, suffix, rootDn, rootPassword, slapadd, start, stop,
+    dir, configFile, suffix, rootDn, rootPassword, slapadd, slapaddFile, start, stop,
     get port() {
       return startedPort();
     },

@@ -76,6 +76,8 @@ export class Applier {
   private seq = 0;
   private readonly changed = new Map<string, number>();
   private forgotten = 0;
+  /** The entries of the batch being written: changed, whatever a write's clock reading (changedSince). */
+  private applying: ReadonlySet<string> = new Set();
   private position = 0n;
   /** The position last synced to disk, and acknowledged: PostgreSQL keeps the WAL after it. */
   private durable = 0n;
@@ -111,10 +113,10 @@ export class Applier {
     return formatLsn(this.position);
   }
 
-  /** Whether any of these entries changed after the clock read `since`. */
+  /** Whether any of these entries changed after the clock read `since`, or is being changed now. */
   changedSince(keys: Iterable<string>, since: number): boolean {
     if (this.forgotten > since) return true;
-    for (const key of keys) if ((this.changed.get(key) ?? 0) > since) return true;
+    for (const key of keys) if (this.applying.has(key) || (this.changed.get(key) ?? 0) > since) return true;
     return false;
   }
 
@@ -341,8 +343,13 @@ export class Applier {
         ...localBatch(transaction.entries, before, this.copy.indexed), ...settingOps(transaction.settings),
         put(metaKey(META.position), Buffer.from(formatLsn(end))),
       ];
-      this.remember(keys);
-      await this.copy.writeLocal(ops, false);
+      this.applying = new Set(keys);
+      try {
+        await this.copy.writeLocal(ops, false);
+      } finally {
+        this.remember(keys);
+        this.applying = new Set();
+      }
       this.position = end;
     }
     for (const token of transaction.tokens) this.resolve(token);
@@ -352,7 +359,12 @@ export class Applier {
     for (const listener of listeners) listener();
   }
 
-  /** Marks the entries as changed now (changedSince), before their batch is written. */
+  /**
+   * Marks the entries as changed now (changedSince), once their batch is written: a write that
+   * read one of them before (its old record) took its clock reading before this. Meanwhile they
+   * count as changed (applying): the batch may become readable before its write resolves, so a
+   * write could read the old record, then the new one when it commits, and match PostgreSQL.
+   */
   private remember(keys: readonly string[]): void {
     this.seq += 1;
     for (const key of keys) {

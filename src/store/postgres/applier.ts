@@ -270,7 +270,7 @@ export class Applier {
     });
   }
 
-  /** The stream failed: started again from the stored position, every RETRY_MILLIS until it works. */
+  /** The stream failed: started again from the stored position, every RETRY_MILLIS until it works (again). */
   private broken(service: LogicalReplicationService, error: Error): void {
     if (this.stopped || this.service !== service) return;
     this.service = undefined;
@@ -283,14 +283,16 @@ export class Applier {
     }
     this.log.warn({ slot: this.slot, err: error.message }, 'the replication stream from PostgreSQL broke; retrying every second');
     void service.stop();
-    const again = (): void => {
-      if (this.stopped) return;
-      this.subscribe().then(
-        () => this.log.info({ slot: this.slot, position: this.applied }, 'the replication stream from PostgreSQL resumed'),
-        () => { this.retry = setTimeout(again, RETRY_MILLIS); },
-      );
-    };
-    this.retry = setTimeout(again, RETRY_MILLIS);
+    this.retry = setTimeout(() => this.again(), RETRY_MILLIS);
+  }
+
+  /** One try at streaming again. A failed try breaks its service (broken), which schedules the next: one try at a time. */
+  private again(): void {
+    if (this.stopped) return;
+    this.subscribe().then(
+      () => this.log.info({ slot: this.slot, position: this.applied }, 'the replication stream from PostgreSQL resumed'),
+      () => {},
+    );
   }
 
   private async received(message: Decoded): Promise<void> {

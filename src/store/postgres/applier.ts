@@ -5,13 +5,15 @@
  *    position stored in it. Otherwise it creates its replication slot with an exported snapshot,
  *    copies every row as of that snapshot (an empty LevelDB; a copy whose slot was lost is wiped
  *    first), and stores the slot's starting point.
- * 2. Stream: each PostgreSQL transaction becomes one LevelDB batch (changes.ts), with the
- *    position after it in the same batch, so the copy is always a prefix of the store's history
- *    and a restart resumes exactly where it is. The batches are not synced one by one (the
- *    write is already durable in PostgreSQL; a killed process loses none of them, the OS has
- *    them): every second the position is synced, and only a synced position is acknowledged to
- *    PostgreSQL, so after an OS crash the slot still holds whatever the copy lost. A write's token (a logical decoding message in its transaction, record.ts) is
- *    resolved once its batch is written: the writer then reads its own write.
+ * 2. Stream: the PostgreSQL transactions become LevelDB batches (changes.ts), in order, each
+ *    batch holding the position after its last transaction, so the copy is always a prefix of
+ *    the store's history and a restart resumes exactly where it is; the transactions that
+ *    arrive while a batch is written go together in the next (apply-queue.ts). The batches are
+ *    not synced one by one (the write is already durable in PostgreSQL; a killed process loses
+ *    none of them, the OS has them): every second the position is synced, and only a synced
+ *    position is acknowledged to PostgreSQL, so after an OS crash the slot still holds whatever
+ *    the copy lost. A write's token (a logical decoding message in its transaction, record.ts)
+ *    is resolved once its batch is written: the writer then reads its own write.
  * 3. Faults: the stream is pinged every second (a reply proves PostgreSQL answers, fresh()); a
  *    broken stream is started again from the stored position every second until it works.
  */
@@ -21,6 +23,7 @@ import { StoreError } from '../errors.js';
 import { metaKey } from '../keys.js';
 import { put, type BatchOp } from '../store.js';
 import { localBatch, settingOps, type EntryRow } from './changes.js';
+import { ApplyQueue, type Written } from './apply-queue.js';
 import { formatLsn, parseLsn } from './lsn.js';
 import { ENTRIES, MESSAGE_PREFIX, PUBLICATION, SETTINGS, storeIdentity } from './schema.js';
 
@@ -76,9 +79,8 @@ export class Applier {
   private seq = 0;
   private readonly changed = new Map<string, number>();
   private forgotten = 0;
-  /** The entries of the batch being written: changed, whatever a write's clock reading (changedSince). */
-  private applying: ReadonlySet<string> = new Set();
-  private position = 0n;
+  /** The copy's writes, grouped; its position is what the copy holds. */
+  private readonly queue: ApplyQueue;
   /** The position last synced to disk, and acknowledged: PostgreSQL keeps the WAL after it. */
   private durable = 0n;
   private syncing: NodeJS.Timeout | undefined;
@@ -96,7 +98,9 @@ export class Applier {
   /** Resolves if the node's slot disappears while it streams (a PostgreSQL failover drops logical slots): the node must restart and copy again. */
   readonly lost = new Promise<Error>((resolve) => { this.loseSlot = resolve; });
 
-  constructor(private readonly copy: LocalCopy, private readonly url: string, readonly slot: string, private readonly log: ApplierLog) {}
+  constructor(private readonly copy: LocalCopy, private readonly url: string, readonly slot: string, private readonly log: ApplierLog) {
+    this.queue = new ApplyQueue(copy, META.position, (written) => this.written(written), (error) => this.service && this.broken(this.service, error));
+  }
 
   /** Grows with each transaction applied (the entry locks' clock, record.ts). */
   get clock(): number {
@@ -110,13 +114,13 @@ export class Applier {
 
   /** The position the local copy holds (PostgreSQL's LSN after the last transaction applied). */
   get applied(): string {
-    return formatLsn(this.position);
+    return formatLsn(this.queue.position);
   }
 
   /** Whether any of these entries changed after the clock read `since`, or is being changed now. */
   changedSince(keys: Iterable<string>, since: number): boolean {
     if (this.forgotten > since) return true;
-    for (const key of keys) if (this.applying.has(key) || (this.changed.get(key) ?? 0) > since) return true;
+    for (const key of keys) if (this.queue.holds(key) || (this.changed.get(key) ?? 0) > since) return true;
     return false;
   }
 
@@ -152,8 +156,9 @@ export class Applier {
 
   /** Prepares the local copy (resume or copy, see the header), then starts streaming. */
   async start(): Promise<void> {
-    this.position = await this.prepare();
-    this.durable = this.position;
+    const position = await this.prepare();
+    this.queue.reset(position);
+    this.durable = position;
     this.contact = Date.now();
     await this.subscribe();
     this.ping = setInterval(() => void this.service?.acknowledge(formatLsn(this.durable), true), PING_MILLIS);
@@ -167,6 +172,7 @@ export class Applier {
     clearInterval(this.ping);
     clearInterval(this.syncing);
     clearTimeout(this.retry);
+    await this.queue.drained();
     await this.syncPosition().catch(() => {});
     await this.service?.stop();
     this.service = undefined;
@@ -174,7 +180,7 @@ export class Applier {
 
   /** Syncs the position applied so far (a synced LevelDB write also makes every earlier one durable) and acknowledges it. */
   private async syncPosition(): Promise<void> {
-    const position = this.position;
+    const position = this.queue.position;
     if (position <= this.durable) return;
     await this.copy.writeLocal([put(metaKey(META.position), Buffer.from(formatLsn(position)))], true);
     this.durable = position;
@@ -260,7 +266,7 @@ export class Applier {
     service.on('error', (error: Error) => this.broken(service, error));
     this.service = service;
     const plugin = new PgoutputPlugin({ protoVersion: 1, publicationNames: [PUBLICATION], messages: true });
-    service.subscribe(plugin, this.slot, formatLsn(this.position)).then(
+    service.subscribe(plugin, this.slot, formatLsn(this.queue.position)).then(
       () => this.broken(service, new Error('the replication stream ended')),
       (error: Error) => this.broken(service, error),
     );
@@ -289,7 +295,10 @@ export class Applier {
   /** One try at streaming again. A failed try breaks its service (broken), which schedules the next: one try at a time. */
   private again(): void {
     if (this.stopped) return;
-    this.subscribe().then(
+    this.queue.drained().then(() => {
+      this.queue.reset(this.queue.position); // what was queued comes again from the stream
+      return this.subscribe();
+    }).then(
       () => this.log.info({ slot: this.slot, position: this.applied }, 'the replication stream from PostgreSQL resumed'),
       () => {},
     );
@@ -312,11 +321,11 @@ export class Applier {
       case 'message':
         if (message.prefix !== MESSAGE_PREFIX) return;
         if (message.transactional && transaction) transaction.tokens.push(Buffer.from(message.content).toString());
-        else this.resolve(Buffer.from(message.content).toString());
+        else await this.mark(Buffer.from(message.content).toString());
         return;
       case 'commit':
         this.transaction = undefined;
-        if (transaction && message.commitEndLsn) await this.commit(transaction, parseLsn(message.commitEndLsn));
+        if (transaction && message.commitEndLsn) await this.queue.add(transaction, parseLsn(message.commitEndLsn));
         return;
       case 'truncate':
         this.log.error({ slot: this.slot }, `a table of the store was truncated: the local copy no longer follows it (restart the node with an empty --data directory)`);
@@ -335,27 +344,19 @@ export class Applier {
     else if (table === SETTINGS) transaction.settings.set(String(key.name), null);
   }
 
-  /** One PostgreSQL transaction, one LevelDB batch with its position; then its tokens. */
-  private async commit(transaction: Transaction, end: bigint): Promise<void> {
-    if (end > this.position) {
-      const keys = [...transaction.entries.keys()];
-      const stored = await this.copy.records(keys);
-      const before = new Map(keys.map((key, i) => [key, stored[i]]));
-      const ops = [
-        ...localBatch(transaction.entries, before, this.copy.indexed), ...settingOps(transaction.settings),
-        put(metaKey(META.position), Buffer.from(formatLsn(end))),
-      ];
-      this.applying = new Set(keys);
-      try {
-        await this.copy.writeLocal(ops, false);
-      } finally {
-        this.remember(keys);
-        this.applying = new Set();
-      }
-      this.position = end;
+  /** A mark outside any transaction: resolved once everything the stream brought before it is written. */
+  private async mark(token: string): Promise<void> {
+    if (this.queue.idle) this.resolve(token);
+    else await this.queue.add({ entries: new Map(), settings: new Map(), tokens: [token] }, undefined);
+  }
+
+  /** Transactions written to the copy, in order: their entries count as changed, their tokens resolve. */
+  private written(transactions: readonly Written[]): void {
+    for (const { keys, tokens } of transactions) {
+      this.remember(keys);
+      for (const token of tokens) this.resolve(token);
+      this.applies += 1;
     }
-    for (const token of transaction.tokens) this.resolve(token);
-    this.applies += 1;
     const listeners = this.appliedListeners;
     this.appliedListeners = [];
     for (const listener of listeners) listener();
@@ -363,9 +364,10 @@ export class Applier {
 
   /**
    * Marks the entries as changed now (changedSince), once their batch is written: a write that
-   * read one of them before (its old record) took its clock reading before this. Meanwhile they
-   * count as changed (applying): the batch may become readable before its write resolves, so a
-   * write could read the old record, then the new one when it commits, and match PostgreSQL.
+   * read one of them before (its old record) took its clock reading before this. Until then they
+   * count as changed (the queue holds them): the batch may become readable before its write
+   * resolves, so a write could read the old record, then the new one when it commits, and match
+   * PostgreSQL.
    */
   private remember(keys: readonly string[]): void {
     this.seq += 1;

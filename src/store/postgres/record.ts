@@ -29,8 +29,9 @@ import { DirectoryError, StaleCopy } from '../errors.js';
 import type { Holding } from '../mutex.js';
 import { APPLY_WAIT_BUCKETS, type BatchOp, type RecordStats, type SharedFailures, type SystemOfRecord } from '../store.js';
 import type { Applier } from './applier.js';
-import { parentColumn, rowChanges, type RowChanges } from './changes.js';
-import { ENTRIES, MESSAGE_PREFIX, SETTINGS } from './schema.js';
+import { rowChanges } from './changes.js';
+import { MESSAGE_PREFIX } from './schema.js';
+import { lockStatement, rowStatements, tokenStatement } from './statements.js';
 
 /** How long a committed write waits for the local copy to apply it before answering anyway (a warning is logged). */
 const APPLY_WAIT_MILLIS = 10_000;
@@ -86,8 +87,7 @@ export class PostgresRecord implements SystemOfRecord {
     const session: Session = { client, locked: new Set(keys), since: 0, committed: false };
     let broken = false;
     try {
-      await client.query('BEGIN');
-      session.since = await this.lockCaughtUp(client, keys);
+      session.since = await this.beginLocked(client, keys);
       const result = await this.sessions.run(session, critical);
       if (!session.committed) await client.query('ROLLBACK'); // the write was refused, or wrote nothing
       return result;
@@ -116,15 +116,15 @@ export class PostgresRecord implements SystemOfRecord {
     const moved = this.applier.changedSince(session.locked, session.since) || this.applier.changedSince(later, holding?.since ?? this.applier.clock);
     if (moved) throw new StaleCopy('the local copy changed under the write');
     await this.lockEqual(session.client, later, local, ' NOWAIT');
-    await this.writeRows(session.client, local, changes);
     const token = `${this.applier.slot}:${(this.tokens += 1)}`;
-    await session.client.query('SELECT pg_logical_emit_message(true, $1, $2)', [MESSAGE_PREFIX, token]);
     const applied = this.applier.waitFor(token, APPLY_WAIT_MILLIS);
     session.committed = true;
     try {
-      await session.client.query('COMMIT');
+      // One round trip: the token, the rows, COMMIT. A statement that fails skips the rest and aborts the transaction.
+      await session.client.query([tokenStatement(token), ...rowStatements(local, changes), 'COMMIT'].join('; '));
     } catch (error) {
       applied.cancel();
+      if ((error as { code?: string }).code !== undefined) session.committed = false; // PostgreSQL refused it: nothing committed
       throw error;
     }
     await this.afterCommit(token, applied.done);
@@ -170,13 +170,17 @@ export class PostgresRecord implements SystemOfRecord {
   }
 
   /**
-   * Locks the rows of a write's entries; when the local copy is behind on one, waits for it to
-   * catch up (the rows cannot move now). Resolves with the applier's clock read before the
-   * comparison that found them equal.
+   * BEGIN and the lock of the write's entries, in one round trip; when the local copy is behind
+   * on one, waits for it to catch up (the rows cannot move now). Resolves with the applier's
+   * clock read before the comparison that found them equal.
    */
-  private async lockCaughtUp(client: pg.PoolClient, keys: readonly string[]): Promise<number> {
-    if (keys.length === 0) return this.applier.clock;
-    const stored = await this.lockRows(client, keys, '');
+  private async beginLocked(client: pg.PoolClient, keys: readonly string[]): Promise<number> {
+    if (keys.length === 0) {
+      await client.query('BEGIN');
+      return this.applier.clock;
+    }
+    const results = await client.query<{ key: string; digest: string }>(`BEGIN; ${lockStatement(keys, '')}`) as unknown as pg.QueryResult<{ key: string; digest: string }>[];
+    const stored = new Map(results[1]!.rows.map((row) => [row.key, row.digest]));
     const deadline = performance.now() + APPLY_WAIT_MILLIS;
     // The versions locked are committed, so the stream brings them: wait for them transaction by transaction.
     for (;;) {
@@ -198,43 +202,13 @@ export class PostgresRecord implements SystemOfRecord {
 
   /** SELECT ... FOR UPDATE of these entries' rows, in key order: their records' digests. */
   private async lockRows(client: pg.PoolClient, keys: readonly string[], wait: '' | ' NOWAIT'): Promise<Map<string, string>> {
-    const { rows } = await client.query<{ key: string; digest: string }>(
-      `SELECT key, encode(sha256(record), 'hex') AS digest FROM ${ENTRIES} WHERE key = ANY($1::text[]) ORDER BY key FOR UPDATE${wait}`, [keys],
-    );
+    const { rows } = await client.query<{ key: string; digest: string }>(lockStatement(keys, wait));
     return new Map(rows.map((row) => [row.key, row.digest]));
   }
 
   private async sameLocally(keys: readonly string[], stored: ReadonlyMap<string, string>): Promise<boolean> {
     const records = await this.local.records(keys);
     return keys.every((key, i) => digestOf(records[i]) === stored.get(key));
-  }
-
-  private async writeRows(client: pg.PoolClient, local: ReadonlyMap<string, Buffer | undefined>, changes: RowChanges): Promise<void> {
-    const deleted: string[] = [];
-    const updated: { key: string; record: Buffer }[] = [];
-    const inserted: { key: string; parent: string | null; record: Buffer }[] = [];
-    for (const [key, row] of changes.entries) {
-      if (row === null) deleted.push(key);
-      else if (local.get(key) !== undefined) updated.push({ key, record: row.record });
-      else inserted.push({ key, parent: parentColumn(key, row), record: row.record });
-    }
-    if (deleted.length > 0) await client.query(`DELETE FROM ${ENTRIES} WHERE key = ANY($1::text[])`, [deleted]);
-    if (updated.length > 0) {
-      await client.query(
-        `UPDATE ${ENTRIES} AS e SET record = u.record FROM unnest($1::text[], $2::bytea[]) AS u(key, record) WHERE e.key = u.key`,
-        [updated.map((row) => row.key), updated.map((row) => row.record)],
-      );
-    }
-    if (inserted.length > 0) {
-      await client.query(
-        `INSERT INTO ${ENTRIES} (key, parent, record) SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[])`,
-        [inserted.map((row) => row.key), inserted.map((row) => row.parent), inserted.map((row) => row.record)],
-      );
-    }
-    for (const [name, value] of changes.settings) {
-      if (value === null) await client.query(`DELETE FROM ${SETTINGS} WHERE name = $1`, [name]);
-      else await client.query(`INSERT INTO ${SETTINGS} (name, value) VALUES ($1, $2) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value`, [name, value]);
-    }
   }
 }
 

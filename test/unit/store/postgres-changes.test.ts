@@ -13,6 +13,7 @@ import {
 } from '../../../src/store/index.js';
 import { localBatch, rowChanges, settingOps } from '../../../src/store/postgres/changes.js';
 import { formatLsn, parseLsn } from '../../../src/store/postgres/lsn.js';
+import { lockStatement, rowStatements } from '../../../src/store/postgres/statements.js';
 import type { SystemOfRecord } from '../../../src/store/store.js';
 import { BASE, PEOPLE, entry, tempDir } from '../../helpers/store.js';
 
@@ -106,4 +107,17 @@ test('log sequence numbers compare as numbers and print as PostgreSQL does', () 
   assert.equal(parseLsn('00000000/019265D0'), parseLsn('0/19265D0'));
   assert.equal(formatLsn(parseLsn('16/B374D848')), '16/B374D848');
   assert.throws(() => parseLsn('nope'), /not a log sequence number/);
+});
+
+test('statements quote every value: a key or setting holding quotes and backslashes stays a literal', () => {
+  const key = "dc=com\x01cn=o'brien\\; DROP TABLE x";
+  const lock = lockStatement([key], ' NOWAIT');
+  assert.ok(lock.includes(`E'dc=com\x01cn=o''brien\\\\; DROP TABLE x'`), lock);
+  assert.ok(lock.endsWith('FOR UPDATE NOWAIT'));
+  const rows = rowStatements(new Map([[key, Buffer.from('old')]]), {
+    entries: new Map([[key, { record: Buffer.from([0, 1, 0x27]), suffix: false }]]), settings: new Map([["it's", null]]),
+  });
+  assert.equal(rows.length, 2);
+  assert.match(rows[0]!, /^UPDATE leveldap_entries .*decode\('000127', 'hex'\)/);
+  assert.equal(rows[1], "DELETE FROM leveldap_settings WHERE name = 'it''s'");
 });

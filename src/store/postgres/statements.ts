@@ -1,0 +1,45 @@
+/**
+ * The SQL of a node's write (record.ts) as text with literals, so that several statements go to
+ * PostgreSQL in one round trip (a simple query may hold many; a query with parameters holds
+ * one): BEGIN with the lock of the write's entries, then the token, the rows and COMMIT. Texts
+ * are quoted with pg's escapeLiteral, records sent as hex (decode(..., 'hex')), so no value is
+ * ever read as SQL. Pure.
+ */
+import { escapeLiteral } from 'pg';
+import { parentColumn, type RowChanges } from './changes.js';
+import { ENTRIES, MESSAGE_PREFIX, SETTINGS } from './schema.js';
+
+const text = (value: string | null): string => (value === null ? 'NULL' : escapeLiteral(value));
+const bytes = (value: Buffer): string => `decode('${value.toString('hex')}', 'hex')`;
+const keyArray = (keys: readonly string[]): string => `ARRAY[${keys.map(text).join(', ')}]::text[]`;
+
+/** SELECT ... FOR UPDATE of these entries' rows, in key order: their keys and records' SHA-256 (hex). */
+export function lockStatement(keys: readonly string[], wait: '' | ' NOWAIT'): string {
+  return `SELECT key, encode(sha256(record), 'hex') AS digest FROM ${ENTRIES} WHERE key = ANY(${keyArray(keys)}) ORDER BY key FOR UPDATE${wait}`;
+}
+
+/** The logical decoding message carrying a write's token, in its transaction. */
+export function tokenStatement(token: string): string {
+  return `SELECT pg_logical_emit_message(true, ${text(MESSAGE_PREFIX)}, ${text(token)})`;
+}
+
+/** The statements that change the rows: deletes, updates (entries the copy has), inserts, settings. */
+export function rowStatements(local: ReadonlyMap<string, Buffer | undefined>, changes: RowChanges): string[] {
+  const deleted: string[] = [];
+  const updated: string[] = [];
+  const inserted: string[] = [];
+  for (const [key, row] of changes.entries) {
+    if (row === null) deleted.push(key);
+    else if (local.get(key) !== undefined) updated.push(`(${text(key)}, ${bytes(row.record)})`);
+    else inserted.push(`(${text(key)}, ${text(parentColumn(key, row))}, ${bytes(row.record)})`);
+  }
+  const statements: string[] = [];
+  if (deleted.length > 0) statements.push(`DELETE FROM ${ENTRIES} WHERE key = ANY(${keyArray(deleted)})`);
+  if (updated.length > 0) statements.push(`UPDATE ${ENTRIES} AS e SET record = u.record FROM (VALUES ${updated.join(', ')}) AS u(key, record) WHERE e.key = u.key`);
+  if (inserted.length > 0) statements.push(`INSERT INTO ${ENTRIES} (key, parent, record) VALUES ${inserted.join(', ')}`);
+  for (const [name, value] of changes.settings) {
+    statements.push(value === null ? `DELETE FROM ${SETTINGS} WHERE name = ${text(name)}`
+      : `INSERT INTO ${SETTINGS} (name, value) VALUES (${text(name)}, ${text(value)}) ON CONFLICT (name) DO UPDATE SET value = EXCLUDED.value`);
+  }
+  return statements;
+}

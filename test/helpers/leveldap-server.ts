@@ -1,7 +1,8 @@
 /**
  * Runs a real `leveldap serve` for tests: a throwaway directory loaded with `make-ldif --users N
- * | import-ldif -` (SSHA512, so loading is fast), an admin password in a 0600 file, the server on
- * a free port of 127.0.0.1, its JSON log lines captured. Every instance is killed and its
+ * | import-ldif -` (SSHA512, so loading is fast), or left empty for a node of a PostgreSQL store
+ * (`node`), an admin password in a 0600 file, the server on a free port of 127.0.0.1, its JSON
+ * log lines captured. Every instance is killed and its
  * directory removed when the test process exits, so a failed test cannot leave a server behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
@@ -35,6 +36,13 @@ export interface LeveldapOptions {
   readonly startTimeoutMs?: number;
   /** More environment variables for the server process. */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * Be a node of a PostgreSQL store: `--store STORE --node-name NAME`, --data starting empty
+   * (nothing is imported: the store holds the entries; with `dir`, the earlier node's copy).
+   */
+  readonly node?: { readonly store: string; readonly name: string };
+  /** The admin password of a new directory (a random one by default): the same for every node of a store, say. */
+  readonly adminPassword?: string;
 }
 
 export interface ExitInfo {
@@ -142,9 +150,9 @@ export async function startLeveldap(options: LeveldapOptions = {}): Promise<Leve
   let adminPassword: string;
   try {
     if (owned) {
-      adminPassword = `admin-${randomBytes(12).toString('hex')}`;
+      adminPassword = options.adminPassword ?? `admin-${randomBytes(12).toString('hex')}`;
       await writeFile(adminPasswordFile, adminPassword, { mode: 0o600 });
-      if (!options.empty) await populateDatabase(dataDir, options.users ?? 1000, options.ldif, options.schemaCheck ?? true);
+      if (!options.empty && !options.node) await populateDatabase(dataDir, options.users ?? 1000, options.ldif, options.schemaCheck ?? true);
     } else {
       adminPassword = readFileSync(adminPasswordFile, 'utf8');
     }
@@ -154,8 +162,10 @@ export async function startLeveldap(options: LeveldapOptions = {}): Promise<Leve
     throw error;
   }
 
+  const nodeArgs = options.node ? ['--store', options.node.store, '--node-name', options.node.name] : [];
   const started = spawn(process.execPath, [
-    leveldapBin, 'serve', '--data', dataDir, '--port', '0', '--admin-password-file', adminPasswordFile, ...threadArgs(options.args ?? []), ...(options.args ?? []),
+    leveldapBin, 'serve', '--data', dataDir, '--port', '0', '--admin-password-file', adminPasswordFile, ...nodeArgs,
+    ...threadArgs(options.args ?? []), ...(options.args ?? []),
   ], { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   child = started;
 

@@ -10,11 +10,12 @@
  * - a node restarted on its --data resumes from its position and sees what was written meanwhile;
  * - PostgreSQL stopped (immediate): binds go on, writes answer 52, reads of a node with
  *   --max-staleness 2 answer 52 once it has been silent longer; started again, everything resumes;
- * - a node joining a populated store copies it;
+ * - a node joining a populated store while it is written copies it, and misses nothing;
  * - a node killed with SIGKILL during an 8-client burst loses no acknowledged write, and every
  *   node's export-ldif equals PostgreSQL's rows.
  *
- * Times are reported (t.diagnostic), never asserted.
+ * Times are reported (t.diagnostic), never asserted. LEVELDAP_TEST_LOGS=DIR keeps every node's
+ * log in DIR.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -154,10 +155,10 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
   });
 
   after(async () => {
-    if (process.env.SCALE_OUT_LOGS) {
+    if (process.env.LEVELDAP_TEST_LOGS) {
       const { writeFileSync, mkdirSync } = await import('node:fs');
-      mkdirSync(process.env.SCALE_OUT_LOGS, { recursive: true });
-      servers.forEach((server, i) => writeFileSync(`${process.env.SCALE_OUT_LOGS}/${i}.log`, `${server.logs().join('\n')}\n${server.stderr()}`));
+      mkdirSync(process.env.LEVELDAP_TEST_LOGS, { recursive: true });
+      servers.forEach((server, i) => writeFileSync(`${process.env.LEVELDAP_TEST_LOGS}/${i}.log`, `${server.logs().join('\n')}\n${server.stderr()}`));
     }
     for (const session of sessions.values()) session.close();
     for (const server of servers.reverse()) await server.stop();
@@ -168,6 +169,7 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
     t.diagnostic(loading);
     const dn = userDn(1);
     const writer = await admin('a');
+    const self = await LdapSession.open(node('a').port);
     const pollers = await Promise.all(['b', 'c'].map((name) => LdapSession.open(node(name).port)));
     const times: Record<string, number[]> = { b: [], c: [] };
     try {
@@ -175,6 +177,7 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
       for (let round = 0; round < 15; round += 1) {
         const changed = `changed-password-${round}`;
         assert.equal(await writer.modify(dn, [{ op: 'replace', attribute: 'userPassword', values: [changed] }]), 0);
+        assert.equal(await self.bind(dn, changed), 0, 'the new password binds at once on the node that wrote it');
         await Promise.all(pollers.map(async (poller, i) => {
           const name = i === 0 ? 'b' : 'c';
           times[name]!.push(await timeUntil(async () => (await poller.bind(dn, changed)) === 0));
@@ -183,7 +186,7 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
         old = changed;
       }
     } finally {
-      pollers.forEach((poller) => poller.close());
+      [self, ...pollers].forEach((session) => session.close());
     }
     for (const [name, values] of Object.entries(times)) {
       t.diagnostic(`a -> ${name}: the new password binds ${ms(percentile(values, 0.5))} (p50), ${ms(Math.max(...values))} (max) after a answered the modify (${values.length} rounds)`);
@@ -314,6 +317,9 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
     }
     await everywhere(`uid=while-down,${PEOPLE}`);
     await everywhere(userDn(4), false);
+    const b2 = await admin('b');
+    assert.deepEqual((await b2.search(PEOPLE, 'one', { equality: ['uid', 'while-down'] })).dns, [`uid=while-down,${PEOPLE}`], 'an add made meanwhile is indexed');
+    assert.deepEqual((await b2.search(PEOPLE, 'one', { equality: ['uid', 'user.4'] })).dns, [], 'a delete made meanwhile leaves no index key');
   });
 
   test('PostgreSQL stopped: binds go on, writes answer 52; reads stop past --max-staleness; started again, all resume', async (t) => {
@@ -342,14 +348,20 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
       const restarted = performance.now();
       const writer = await admin('a');
       const writeAgain = await timeUntil(async () => (await writer.modify(userDn(6), [{ op: 'replace', attribute: 'description', values: ['after the outage'] }])) === 0, 60_000, 100);
+      const outageSeconds = (performance.now() - stopped) / 1000;
+      const before = (await cluster.sql('SELECT pg_current_wal_lsn()')).trim();
       assert.equal(await writer.add(`uid=after-outage,${PEOPLE}`, person('after-outage')), 0);
       await everywhere(`uid=after-outage,${PEOPLE}`, true, 60_000);
       assert.ok(await eventually(async () => (await staleUser.bind(userDn(5), 'password')) === 0, 30_000), 'the stale node binds again');
       t.diagnostic(`without PostgreSQL: a write answered 52 in ${ms(writeMillis)}; the --max-staleness 2 node refused reads ${ms(staleMillis)} after the stop; down ${downSeconds.toFixed(1)} s; writes worked again ${ms(writeAgain)} after the start`);
       for (const [name, server] of nodes) {
         const retries = logged(server, BROKE).length - (brokeBefore.get(name) ?? 0);
-        assert.ok(retries <= Math.ceil(downSeconds) + 3, `node ${name}: ${retries} broken streams logged in ${downSeconds.toFixed(1)} s (one retry a second)`);
+        assert.ok(retries <= Math.ceil(outageSeconds) + 3, `node ${name}: ${retries} broken streams logged in ${outageSeconds.toFixed(1)} s (one try a second)`);
       }
+      const acknowledged = async (): Promise<boolean> => (await cluster.sql(
+        `SELECT count(*) FROM pg_replication_slots WHERE slot_name = ANY(ARRAY[${[...nodes.keys()].map((name) => `'leveldap_${name}'`).join(',')}]) AND active AND confirmed_flush_lsn > '${before}'`,
+      )).trim() === String(nodes.size);
+      assert.ok(await eventually(acknowledged, 30_000), 'every node streams from its slot again and acknowledges what it applied');
       const quiet = new Map([...nodes].map(([name, server]) => [name, logged(server, BROKE).length]));
       await sleep(3000);
       for (const [name, server] of nodes) assert.equal(logged(server, BROKE).length, quiet.get(name), `node ${name} keeps retrying after the restart`);
@@ -360,15 +372,32 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
     }
   });
 
-  test('a node joining a populated store copies it and answers for entries late in the load and after it', async (t) => {
-    const joined = await startNode('joined');
-    t.diagnostic(`joined: ${copyTime('joined')}`);
+  test('a node joining a populated store while it is written copies it and answers for entries late in the load and after it', async (t) => {
+    const writer = await LdapSession.open(node('a').port, ADMIN);
+    const written: string[] = [];
+    let joining = true;
+    const writes = (async () => {
+      for (let n = 0; joining || n < 5; n += 1) {
+        const uid = `during-join-${n}`;
+        assert.equal(await writer.add(`uid=${uid},${PEOPLE}`, person(uid)), 0);
+        assert.equal(await writer.modify(userDn(7), [{ op: 'replace', attribute: 'description', values: [uid] }]), 0);
+        written.push(uid);
+      }
+    })();
+    const joined = await startNode('joined').finally(() => { joining = false; });
+    await writes;
+    writer.close();
+    t.diagnostic(`joined: ${copyTime('joined')}, while ${written.length} adds and modifies were made through a`);
     const session = await LdapSession.open(joined.port, ADMIN);
     try {
       assert.deepEqual((await session.search(PEOPLE, 'one', { equality: ['uid', `user.${USERS - 1}`] })).dns, [userDn(USERS - 1)]);
       assert.equal(await session.bind(userDn(USERS - 2), 'password'), 0, 'an entry of the load binds on the new node');
-      assert.equal(await session.bind(ADMIN_DN, ADMIN_PASSWORD), 0);
       assert.ok(await session.exists(`uid=after-outage,${PEOPLE}`));
+      const last = written.at(-1)!;
+      assert.ok(await eventually(async () => (await session.search(userDn(7), 'base', { equality: ['description', last] })).dns.length === 1), 'the last modify made during the join is there');
+      const found = new Set((await session.search(PEOPLE, 'one', { contains: ['uid', 'during-join-'] })).dns);
+      assert.deepEqual(written.filter((uid) => !found.has(`uid=${uid},${PEOPLE}`)), [], 'adds made during the join missing on the new node');
+      assert.equal(await session.bind(ADMIN_DN, ADMIN_PASSWORD), 0);
       assert.equal(await (await admin('a')).add(`uid=late,${PEOPLE}`, person('late')), 0);
       assert.ok(await eventually(async () => (await session.search(PEOPLE, 'one', { equality: ['uid', 'late'] })).dns.length === 1), 'an entry added after the join is found');
     } finally {
@@ -382,18 +411,23 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
     await everywhere(burstDn);
     const victim = node('c');
     const acked: string[] = [];
+    const ackedValues: { dn: string; value: string }[] = [];
     const exit = once(victim.process, 'exit');
     let killed = false;
+    /** Client c: adds uid=burst-c-n and adds the value burst-c-n to user.(100 + c)'s description in turn, until the kill. */
     const client = async (c: number): Promise<void> => {
       const session = await LdapSession.open(victim.port, ADMIN);
       try {
         for (let n = 0; !killed; n += 1) {
           const uid = `burst-${c}-${n}`;
-          const code = await session.add(`uid=${uid},${burstDn}`, person(uid)).catch(() => undefined);
+          const dn = n % 2 === 0 ? `uid=${uid},${burstDn}` : userDn(100 + c);
+          const write = n % 2 === 0 ? session.add(dn, person(uid)) : session.modify(dn, [{ op: 'add', attribute: 'description', values: [uid] }]);
+          const code = await write.catch(() => undefined);
           if (code === undefined) return; // the node died with this write in flight: not acknowledged
           assert.equal(code, 0);
-          acked.push(`uid=${uid},${burstDn}`);
-          if (!killed && acked.length >= 200) {
+          if (n % 2 === 0) acked.push(dn);
+          else ackedValues.push({ dn, value: uid });
+          if (!killed && acked.length + ackedValues.length >= 240) {
             killed = true;
             victim.process.kill('SIGKILL');
           }
@@ -418,7 +452,16 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
         return acked.every((dn) => held.has(dn.toLowerCase()));
       }, 30_000), `node ${name} lacks acknowledged adds`);
     }
-    t.diagnostic(`${acked.length} adds acknowledged by node c before it was killed; all in PostgreSQL and on every node`);
+    for (const name of nodes.keys()) {
+      const session = await admin(name);
+      const lacking = async (): Promise<string[]> => {
+        const lost: string[] = [];
+        for (const { dn, value } of ackedValues) if (!(await session.search(dn, 'base', { equality: ['description', value] })).dns.length) lost.push(value);
+        return lost;
+      };
+      assert.ok(await eventually(async () => (await lacking()).length === 0, 30_000), `node ${name} lacks acknowledged values: ${(await lacking()).join(', ')}`);
+    }
+    t.diagnostic(`${acked.length} adds and ${ackedValues.length} modifies acknowledged by node c before it was killed; all in PostgreSQL and on every node`);
     assert.equal(await (await admin('a')).add(`uid=final,${PEOPLE}`, person('final')), 0);
     await everywhere(`uid=final,${PEOPLE}`);
     const dirs = new Map([...nodes].map(([name, server]) => [name, server.dataDir]));

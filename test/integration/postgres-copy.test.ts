@@ -1,0 +1,108 @@
+/**
+ * A node's first copy of a PostgreSQL store (src/store/postgres/applier.ts) cut short, as a
+ * SIGKILL or a full disk during a join leaves it: some batches of entries in its LevelDB, the
+ * copy unfinished. Started again on that --data, the node copies the store again (it is its own
+ * unfinished copy, not someone's database), while a LevelDB holding entries of its own is still
+ * refused. The cut is made deterministic by a local copy whose second batch fails.
+ */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import pg from 'pg';
+import { postgresUnavailable, startPostgres, type PostgresCluster } from '../../src/harness/postgres.js';
+import { encodeEntry } from '../../src/store/codec.js';
+import { parseDn } from '../../src/store/dn.js';
+import { DirectoryStore, dnKey } from '../../src/store/index.js';
+import { Applier, type ApplierLog, type LocalCopy } from '../../src/store/postgres/applier.js';
+import { ensureSchema } from '../../src/store/postgres/schema.js';
+import { entry, tempDir } from '../helpers/store.js';
+
+const skip = postgresUnavailable() ?? false;
+/** More than one batch of the copy (COPY_BATCH, 2000). */
+const USERS = 2500;
+const BASE = 'dc=example,dc=com';
+
+/** A log that keeps its warnings. */
+function recordingLog(): ApplierLog & { readonly warnings: string[] } {
+  const warnings: string[] = [];
+  return { warnings, info: () => {}, warn: (_details, message) => warnings.push(message), error: (_details, message) => warnings.push(message) };
+}
+
+/** The store's rows: the base entry, ou=People and USERS people, inserted as a node would write them. */
+async function populate(url: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await ensureSchema(client);
+    const entries = [
+      entry(BASE, { objectClass: ['domain'], dc: 'example' }),
+      entry(`ou=People,${BASE}`, { objectClass: ['organizationalUnit'], ou: 'People' }),
+      ...Array.from({ length: USERS }, (_, n) => entry(`uid=user.${n},ou=People,${BASE}`, { objectClass: ['account'], uid: `user.${n}` })),
+    ];
+    const keys = entries.map((one) => dnKey(parseDn(one.dn)));
+    const parents = keys.map((_key, i) => (i === 0 ? null : dnKey(parseDn(entries[i]!.dn).slice(1))));
+    await client.query('INSERT INTO leveldap_entries (key, parent, record) SELECT * FROM unnest($1::text[], $2::text[], $3::bytea[])', [keys, parents, entries.map(encodeEntry)]);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The store as a LocalCopy whose first write after some entries are in fails, as a process killed there would stop. */
+function failingCopy(store: DirectoryStore): LocalCopy {
+  return {
+    dir: store.dir, indexed: store.indexed,
+    records: (keys) => store.records(keys), getMeta: (name) => store.getMeta(name), hasEntries: () => store.hasEntries(), wipe: () => store.wipe(),
+    writeLocal: async (ops, sync) => {
+      if (await store.hasEntries()) throw new Error('the node died here');
+      await store.writeLocal(ops, sync);
+    },
+  };
+}
+
+describe('a node whose first copy of the PostgreSQL store was cut short', { skip }, () => {
+  let cluster: PostgresCluster;
+
+  before(async () => {
+    cluster = await startPostgres();
+    await populate(cluster.url);
+  });
+  after(async () => { await cluster?.destroy(); });
+
+  test('started again on its --data, copies the store again', async () => {
+    const dir = await tempDir();
+    const store = await DirectoryStore.open(dir.path);
+    try {
+      const cut = new Applier(failingCopy(store), cluster.url, 'leveldap_cut', recordingLog());
+      await assert.rejects(cut.start(), /the node died here/);
+      await cut.stop();
+      assert.ok(await store.hasEntries(), 'the first batch of the copy is in the LevelDB');
+      const log = recordingLog();
+      const again = new Applier(store, cluster.url, 'leveldap_cut', log);
+      try {
+        await again.start();
+      } finally {
+        await again.stop();
+      }
+      assert.equal(await store.countEntries(), USERS + 2, 'every entry copied once');
+      assert.ok(await store.get(`uid=user.${USERS - 1},ou=People,${BASE}`));
+      assert.ok(log.warnings.some((warning) => /copied again/.test(warning)), log.warnings.join('\n'));
+    } finally {
+      await store.close();
+      await dir.remove();
+    }
+  });
+
+  test('a LevelDB holding entries of its own is still refused', async () => {
+    const dir = await tempDir();
+    const store = await DirectoryStore.open(dir.path);
+    try {
+      await store.add(entry(BASE, { objectClass: ['domain'], dc: 'example' }), { allowNewSuffix: true });
+      const applier = new Applier(store, cluster.url, 'leveldap_own', recordingLog());
+      await assert.rejects(applier.start(), /holds entries that are not a copy of the PostgreSQL store/);
+      await applier.stop();
+      assert.equal(await store.countEntries(), 1, 'its entries are left alone');
+    } finally {
+      await store.close();
+      await dir.remove();
+    }
+  });
+});

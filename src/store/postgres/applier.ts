@@ -3,8 +3,8 @@
  *
  * 1. Start: a node whose LevelDB already copies this store through its slot resumes at the
  *    position stored in it. Otherwise it creates its replication slot with an exported snapshot,
- *    copies every row as of that snapshot (an empty LevelDB; a copy whose slot was lost is wiped
- *    first), and stores the slot's starting point.
+ *    copies every row as of that snapshot (an empty LevelDB; a copy whose slot was lost, or a
+ *    copy cut short, which has no position, is wiped first), and stores the slot's starting point.
  * 2. Stream: the PostgreSQL transactions become LevelDB batches (changes.ts), in order, each
  *    batch holding the position after its last transaction, so the copy is always a prefix of
  *    the store's history and a restart resumes exactly where it is; the transactions that
@@ -206,7 +206,9 @@ export class Applier {
         return parseLsn(position);
       }
       if (copied !== undefined) {
-        this.log.warn({ slot: this.slot, data: this.copy.dir }, 'the replication slot of this node is gone: its local copy is removed and copied again');
+        const message = position === undefined ? 'the local copy was not finished (the node stopped while it copied the store): it is removed and copied again'
+          : 'the replication slot of this node is gone: its local copy is removed and copied again';
+        this.log.warn({ slot: this.slot, data: this.copy.dir }, message);
         await this.copy.wipe();
       }
       if (slotExists) await client.query('SELECT pg_drop_replication_slot($1)', [this.slot]);
@@ -224,6 +226,8 @@ export class Applier {
     await replication.connect();
     try {
       const created = (await replication.query(`CREATE_REPLICATION_SLOT ${this.slot} LOGICAL pgoutput EXPORT_SNAPSHOT`)).rows[0] as { consistent_point: string; snapshot_name: string };
+      // Which store this copies, before any entry: a copy cut short is known as one (no position) and made again.
+      await this.copy.writeLocal([put(metaKey(META.store), Buffer.from(identity)), put(metaKey(META.slot), Buffer.from(this.slot))], true);
       await reader.connect();
       await reader.query('BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY');
       await reader.query(`SET TRANSACTION SNAPSHOT '${created.snapshot_name}'`);
@@ -232,7 +236,6 @@ export class Applier {
       await reader.query('COMMIT');
       await this.copy.writeLocal([
         ...settingOps(new Map(settings.rows.map((row) => [row.name, row.value]))),
-        put(metaKey(META.store), Buffer.from(identity)), put(metaKey(META.slot), Buffer.from(this.slot)),
         put(metaKey(META.position), Buffer.from(created.consistent_point)),
       ], true);
       this.log.info({ slot: this.slot, entries, ms: Date.now() - started }, 'the local copy of the PostgreSQL store was made');

@@ -1,9 +1,11 @@
 /**
- * A node's first copy of a PostgreSQL store (src/store/postgres/applier.ts) cut short, as a
+ * A node of a PostgreSQL store starting. Its first copy of the store (src/store/postgres/applier.ts) cut short, as a
  * SIGKILL or a full disk during a join leaves it: some batches of entries in its LevelDB, the
  * copy unfinished. Started again on that --data, the node copies the store again (it is its own
  * unfinished copy, not someone's database), while a LevelDB holding entries of its own is still
- * refused. The cut is made deterministic by a local copy whose second batch fails.
+ * refused. The cut is made deterministic by a local copy whose second batch fails. And a node
+ * whose slot another connection still streams from (the walsender of a node that died, not yet
+ * gone) fails to start, saying so, rather than waiting for ever.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,8 +14,9 @@ import { postgresUnavailable, startPostgres, type PostgresCluster } from '../../
 import { encodeEntry } from '../../src/store/codec.js';
 import { parseDn } from '../../src/store/dn.js';
 import { DirectoryStore, dnKey } from '../../src/store/index.js';
+import { LogicalReplicationService, PgoutputPlugin } from 'pg-logical-replication';
 import { Applier, type ApplierLog, type LocalCopy } from '../../src/store/postgres/applier.js';
-import { ensureSchema } from '../../src/store/postgres/schema.js';
+import { PUBLICATION, ensureSchema } from '../../src/store/postgres/schema.js';
 import { entry, tempDir } from '../helpers/store.js';
 
 const skip = postgresUnavailable() ?? false;
@@ -58,7 +61,7 @@ function failingCopy(store: DirectoryStore): LocalCopy {
   };
 }
 
-describe('a node whose first copy of the PostgreSQL store was cut short', { skip }, () => {
+describe('a node of a PostgreSQL store starting on its --data (applier.ts)', { skip }, () => {
   let cluster: PostgresCluster;
 
   before(async () => {
@@ -67,7 +70,7 @@ describe('a node whose first copy of the PostgreSQL store was cut short', { skip
   });
   after(async () => { await cluster?.destroy(); });
 
-  test('started again on its --data, copies the store again', async () => {
+  test('a node whose first copy of the store was cut short copies it again', async () => {
     const dir = await tempDir();
     const store = await DirectoryStore.open(dir.path);
     try {
@@ -101,6 +104,33 @@ describe('a node whose first copy of the PostgreSQL store was cut short', { skip
       await applier.stop();
       assert.equal(await store.countEntries(), 1, 'its entries are left alone');
     } finally {
+      await store.close();
+      await dir.remove();
+    }
+  });
+
+  test('a node whose slot is still streamed by another connection fails to start, saying so', async () => {
+    const dir = await tempDir();
+    const store = await DirectoryStore.open(dir.path);
+    const holder = new LogicalReplicationService({ connectionString: cluster.url }, { acknowledge: { auto: false, timeoutSeconds: 0 } });
+    holder.on('error', () => {});
+    try {
+      const first = new Applier(store, cluster.url, 'leveldap_held', recordingLog());
+      await first.start();
+      await first.stop();
+      const holding = new Promise<void>((resolve) => holder.once('start', () => resolve()));
+      void holder.subscribe(new PgoutputPlugin({ protoVersion: 1, publicationNames: [PUBLICATION] }), 'leveldap_held').catch(() => {});
+      await holding;
+      const again = new Applier(store, cluster.url, 'leveldap_held', recordingLog());
+      let timer: NodeJS.Timeout | undefined;
+      const outcome = await Promise.race([
+        again.start().then(() => 'started', (error: Error) => error.message),
+        new Promise<string>((resolve) => { timer = setTimeout(() => resolve('still starting after 15 s'), 15_000); }),
+      ]).finally(() => clearTimeout(timer));
+      await again.stop();
+      assert.match(outcome, /replication slot "leveldap_held" is active/);
+    } finally {
+      await holder.destroy();
       await store.close();
       await dir.remove();
     }

@@ -1,7 +1,7 @@
 /**
- * A node of a PostgreSQL store starting. Its first copy of the store (src/store/postgres/applier.ts) cut short, as a
- * SIGKILL or a full disk during a join leaves it: some batches of entries in its LevelDB, the
- * copy unfinished. Started again on that --data, the node copies the store again (it is its own
+ * A node of a PostgreSQL store starting (src/store/postgres/applier.ts). Its first copy of the
+ * store cut short, as a SIGKILL or a full disk during a join leaves it: some batches of entries
+ * in its LevelDB, the copy unfinished. Started again on that --data, the node copies the store again (it is its own
  * unfinished copy, not someone's database), while a LevelDB holding entries of its own is still
  * refused. The cut is made deterministic by a local copy whose second batch fails. And a node
  * whose slot another connection still streams from (the walsender of a node that died, not yet

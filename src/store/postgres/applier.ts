@@ -269,13 +269,13 @@ export class Applier {
     service.on('error', (error: Error) => this.broken(service, error));
     this.service = service;
     const plugin = new PgoutputPlugin({ protoVersion: 1, publicationNames: [PUBLICATION], messages: true });
-    service.subscribe(plugin, this.slot, formatLsn(this.queue.position)).then(
-      () => this.broken(service, new Error('the replication stream ended')),
-      (error: Error) => this.broken(service, error),
-    );
+    const streaming = service.subscribe(plugin, this.slot, formatLsn(this.queue.position));
+    streaming.then(() => this.broken(service, new Error('the replication stream ended')), (error: Error) => this.broken(service, error));
+    // START_REPLICATION refused (the slot still in use, say) rejects the stream without an 'error' event.
     await new Promise<void>((resolve, reject) => {
       service.once('start', () => resolve());
       service.once('error', reject);
+      streaming.then(() => reject(new Error('the replication stream ended')), reject);
     });
   }
 

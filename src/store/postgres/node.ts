@@ -67,7 +67,7 @@ export async function openNode(url: string, store: DirectoryStore, options: Node
     await applier.stop();
     await pool.end();
     if (error instanceof StoreError) throw error;
-    throw new StoreError(`cannot copy the PostgreSQL store: ${(error as Error).message}`);
+    throw new StoreError(`cannot copy or follow the PostgreSQL store: ${(error as Error).message}`);
   }
   const maxStalenessMillis = (options.maxStaleness ?? DEFAULT_MAX_STALENESS) * 1000;
   store.attach(new PostgresRecord(pool, applier, store, { log: options.log, maxStalenessMillis }, new PostgresFailures(pool, slot, options.log)));

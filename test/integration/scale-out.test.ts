@@ -20,6 +20,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { postgresUnavailable, startPostgres, type PostgresCluster } from '../../src/harness/postgres.js';
 import { findProgram } from '../../src/harness/slapd.js';
 import { parseDn } from '../../src/store/dn.js';
@@ -84,6 +86,46 @@ function person(uid: string, extra: Record<string, string[]> = {}): Record<strin
   return { objectClass: ['inetOrgPerson'], uid: [uid], cn: [uid], sn: [uid], ...extra };
 }
 
+interface AckedValue {
+  readonly dn: string;
+  readonly value: string;
+}
+
+/**
+ * 8 admin clients write to the node one request at a time, each adding uid=burst-C-N under
+ * `parent` and adding the value burst-C-N to user.(100 + C)'s description in turn; the node is
+ * killed with SIGKILL once `killAfter` writes were acknowledged. What was acknowledged.
+ */
+async function burstUntilKilled(server: LeveldapServer, parent: string, killAfter: number): Promise<{ adds: string[]; values: AckedValue[] }> {
+  const adds: string[] = [];
+  const values: AckedValue[] = [];
+  let killed = false;
+  const client = async (c: number): Promise<void> => {
+    const session = await LdapSession.open(server.port, ADMIN);
+    try {
+      for (let n = 0; !killed; n += 1) {
+        const uid = `burst-${c}-${n}`;
+        const isAdd = n % 2 === 0;
+        const dn = isAdd ? `uid=${uid},${parent}` : userDn(100 + c);
+        const write = isAdd ? session.add(dn, person(uid)) : session.modify(dn, [{ op: 'add', attribute: 'description', values: [uid] }]);
+        const code = await write.catch(() => undefined);
+        if (code === undefined) return; // the node died with this write in flight: not acknowledged
+        assert.equal(code, 0);
+        if (isAdd) adds.push(dn);
+        else values.push({ dn, value: uid });
+        if (!killed && adds.length + values.length >= killAfter) {
+          killed = true;
+          server.process.kill('SIGKILL');
+        }
+      }
+    } finally {
+      session.close();
+    }
+  };
+  await Promise.all(Array.from({ length: 8 }, (_, c) => client(c)));
+  return { adds, values };
+}
+
 describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout: 300_000 }, () => {
   let cluster: PostgresCluster;
   /** Every server started (stopped at the end; the first instance of a directory removes it). */
@@ -126,6 +168,33 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
     return server;
   }
 
+  /** Waits until no connection streams from the node's slot (its process is gone, and PostgreSQL knows it). */
+  async function slotReleased(name: string): Promise<void> {
+    const active = async (): Promise<string> => (await cluster.sql(`SELECT active FROM pg_replication_slots WHERE slot_name = 'leveldap_${name}'`)).trim();
+    assert.ok(await eventually(async () => (await active()) === 'f', 30_000), `the slot of node ${name} is still in use (${await active()})`);
+  }
+
+  /** Whether every running node streams from its slot and has acknowledged a position past `lsn`. */
+  async function slotsAcknowledged(lsn: string): Promise<boolean> {
+    const slots = [...nodes.keys()].map((name) => `'leveldap_${name}'`).join(',');
+    const count = await cluster.sql(`SELECT count(*) FROM pg_replication_slots WHERE slot_name IN (${slots}) AND active AND confirmed_flush_lsn > '${lsn}'`);
+    return count.trim() === String(nodes.size);
+  }
+
+  /** The adds (DNs) not under `parent` on the node. */
+  async function missingAdds(name: string, parent: string, adds: readonly string[]): Promise<string[]> {
+    const held = new Set((await (await admin(name)).search(parent, 'one', { present: 'uid' })).dns.map((dn) => dn.toLowerCase()));
+    return adds.filter((dn) => !held.has(dn.toLowerCase()));
+  }
+
+  /** The values not in the description of their entry on the node. */
+  async function missingValues(name: string, values: readonly AckedValue[]): Promise<string[]> {
+    const session = await admin(name);
+    const lost: string[] = [];
+    for (const { dn, value } of values) if ((await session.search(dn, 'base', { equality: ['description', value] })).dns.length === 0) lost.push(value);
+    return lost;
+  }
+
   /** Waits until every running node has (or has not) the entry. */
   async function everywhere(dn: string, present = true, timeout = 30_000): Promise<void> {
     for (const name of nodes.keys()) {
@@ -155,10 +224,10 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
   });
 
   after(async () => {
-    if (process.env.LEVELDAP_TEST_LOGS) {
-      const { writeFileSync, mkdirSync } = await import('node:fs');
-      mkdirSync(process.env.LEVELDAP_TEST_LOGS, { recursive: true });
-      servers.forEach((server, i) => writeFileSync(`${process.env.LEVELDAP_TEST_LOGS}/${i}.log`, `${server.logs().join('\n')}\n${server.stderr()}`));
+    const logDir = process.env.LEVELDAP_TEST_LOGS;
+    if (logDir) {
+      mkdirSync(logDir, { recursive: true });
+      servers.forEach((server, i) => writeFileSync(join(logDir, `${i}.log`), `${server.logs().join('\n')}\n${server.stderr()}`));
     }
     for (const session of sessions.values()) session.close();
     for (const server of servers.reverse()) await server.stop();
@@ -221,7 +290,7 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
     await everywhere(dn);
     const clientsPerNode = 3;
     const each = 20;
-    const busy: number[] = [];
+    let busy = 0;
     await Promise.all(['a', 'b', 'c'].flatMap((name) => Array.from({ length: clientsPerNode }, async () => {
       const session = await LdapSession.open(node(name).port, ADMIN);
       try {
@@ -230,7 +299,7 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
             const code = await session.modify(dn, [{ op: 'increment', attribute: 'uidNumber', values: ['1'] }]);
             if (code === 0) break;
             assert.equal(code, 51, `node ${name}: an increment answered ${code}`);
-            busy.push(code); // the node's copy kept changing under it: nothing was written, so the client tries again
+            busy += 1; // the node's copy kept changing under it: nothing was written, so the client tries again
           }
         }
       } finally {
@@ -246,7 +315,7 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
       };
       assert.ok(await eventually(async () => (await read())[0] === String(total)), `node ${name}: uidNumber is ${(await read()).join()}, not ${total}`);
     }
-    t.diagnostic(`${total} increments from ${3 * clientsPerNode} clients; ${busy.length} answered busy (51) and were sent again`);
+    t.diagnostic(`${total} increments from ${3 * clientsPerNode} clients; ${busy} answered busy (51) and were sent again`);
   });
 
   test('an add under a parent being deleted on another node: never both succeed, no orphan row', async (t) => {
@@ -305,6 +374,7 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
     assert.equal(await writer.modify(userDn(3), [{ op: 'replace', attribute: 'userPassword', values: ['while-b-was-down'] }]), 0);
     assert.equal(await writer.add(`uid=while-down,${PEOPLE}`, person('while-down')), 0);
     assert.equal(await writer.delete(userDn(4)), 0);
+    await slotReleased('b');
     const restarted = await startNode('b', { dir: old.dir });
     assert.equal(logged(restarted, RESUMED).length, 1, 'the restarted node resumes');
     assert.equal(logged(restarted, COPIED).length, 0, 'the restarted node does not copy the store again');
@@ -349,7 +419,7 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
       const writer = await admin('a');
       const writeAgain = await timeUntil(async () => (await writer.modify(userDn(6), [{ op: 'replace', attribute: 'description', values: ['after the outage'] }])) === 0, 60_000, 100);
       const outageSeconds = (performance.now() - stopped) / 1000;
-      const before = (await cluster.sql('SELECT pg_current_wal_lsn()')).trim();
+      const lsn = (await cluster.sql('SELECT pg_current_wal_lsn()')).trim();
       assert.equal(await writer.add(`uid=after-outage,${PEOPLE}`, person('after-outage')), 0);
       await everywhere(`uid=after-outage,${PEOPLE}`, true, 60_000);
       assert.ok(await eventually(async () => (await staleUser.bind(userDn(5), 'password')) === 0, 30_000), 'the stale node binds again');
@@ -358,10 +428,7 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
         const retries = logged(server, BROKE).length - (brokeBefore.get(name) ?? 0);
         assert.ok(retries <= Math.ceil(outageSeconds) + 3, `node ${name}: ${retries} broken streams logged in ${outageSeconds.toFixed(1)} s (one try a second)`);
       }
-      const acknowledged = async (): Promise<boolean> => (await cluster.sql(
-        `SELECT count(*) FROM pg_replication_slots WHERE slot_name = ANY(ARRAY[${[...nodes.keys()].map((name) => `'leveldap_${name}'`).join(',')}]) AND active AND confirmed_flush_lsn > '${before}'`,
-      )).trim() === String(nodes.size);
-      assert.ok(await eventually(acknowledged, 30_000), 'every node streams from its slot again and acknowledges what it applied');
+      assert.ok(await eventually(() => slotsAcknowledged(lsn), 30_000), 'every node streams from its slot again and acknowledges what it applied');
       const quiet = new Map([...nodes].map(([name, server]) => [name, logged(server, BROKE).length]));
       await sleep(3000);
       for (const [name, server] of nodes) assert.equal(logged(server, BROKE).length, quiet.get(name), `node ${name} keeps retrying after the restart`);
@@ -410,58 +477,20 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
     assert.equal(await (await admin('a')).add(burstDn, { objectClass: ['organizationalUnit'], ou: ['Burst'] }), 0);
     await everywhere(burstDn);
     const victim = node('c');
-    const acked: string[] = [];
-    const ackedValues: { dn: string; value: string }[] = [];
     const exit = once(victim.process, 'exit');
-    let killed = false;
-    /** Client c: adds uid=burst-c-n and adds the value burst-c-n to user.(100 + c)'s description in turn, until the kill. */
-    const client = async (c: number): Promise<void> => {
-      const session = await LdapSession.open(victim.port, ADMIN);
-      try {
-        for (let n = 0; !killed; n += 1) {
-          const uid = `burst-${c}-${n}`;
-          const dn = n % 2 === 0 ? `uid=${uid},${burstDn}` : userDn(100 + c);
-          const write = n % 2 === 0 ? session.add(dn, person(uid)) : session.modify(dn, [{ op: 'add', attribute: 'description', values: [uid] }]);
-          const code = await write.catch(() => undefined);
-          if (code === undefined) return; // the node died with this write in flight: not acknowledged
-          assert.equal(code, 0);
-          if (n % 2 === 0) acked.push(dn);
-          else ackedValues.push({ dn, value: uid });
-          if (!killed && acked.length + ackedValues.length >= 240) {
-            killed = true;
-            victim.process.kill('SIGKILL');
-          }
-        }
-      } finally {
-        session.close();
-      }
-    };
-    await Promise.all(Array.from({ length: 8 }, (_, c) => client(c)));
+    const { adds, values } = await burstUntilKilled(victim, burstDn, 240);
     assert.equal((await exit)[1], 'SIGKILL');
     nodes.delete('c');
+    await slotReleased('c');
     const restarted = await startNode('c', { dir: victim.dir });
     assert.equal(logged(restarted, RESUMED).length, 1, 'the killed node resumes from its position');
     const rows = new Set((await queryStore<{ key: string }>(cluster.url, 'SELECT key FROM leveldap_entries')).map((row) => row.key));
-    const lostInPostgres = acked.filter((dn) => !rows.has(entryCode(dn)));
-    assert.deepEqual(lostInPostgres, [], 'acknowledged adds missing in PostgreSQL');
+    assert.deepEqual(adds.filter((dn) => !rows.has(entryCode(dn))), [], 'acknowledged adds missing in PostgreSQL');
     for (const name of nodes.keys()) {
-      const session = await admin(name);
-      const holds = async (): Promise<Set<string>> => new Set((await session.search(burstDn, 'one', { present: 'uid' })).dns.map((dn) => dn.toLowerCase()));
-      assert.ok(await eventually(async () => {
-        const held = await holds();
-        return acked.every((dn) => held.has(dn.toLowerCase()));
-      }, 30_000), `node ${name} lacks acknowledged adds`);
+      assert.ok(await eventually(async () => (await missingAdds(name, burstDn, adds)).length === 0, 30_000), `node ${name} lacks acknowledged adds`);
+      assert.ok(await eventually(async () => (await missingValues(name, values)).length === 0, 30_000), `node ${name} lacks acknowledged values`);
     }
-    for (const name of nodes.keys()) {
-      const session = await admin(name);
-      const lacking = async (): Promise<string[]> => {
-        const lost: string[] = [];
-        for (const { dn, value } of ackedValues) if (!(await session.search(dn, 'base', { equality: ['description', value] })).dns.length) lost.push(value);
-        return lost;
-      };
-      assert.ok(await eventually(async () => (await lacking()).length === 0, 30_000), `node ${name} lacks acknowledged values: ${(await lacking()).join(', ')}`);
-    }
-    t.diagnostic(`${acked.length} adds and ${ackedValues.length} modifies acknowledged by node c before it was killed; all in PostgreSQL and on every node`);
+    t.diagnostic(`${adds.length} adds and ${values.length} modifies acknowledged by node c before it was killed; all in PostgreSQL and on every node`);
     assert.equal(await (await admin('a')).add(`uid=final,${PEOPLE}`, person('final')), 0);
     await everywhere(`uid=final,${PEOPLE}`);
     const dirs = new Map([...nodes].map(([name, server]) => [name, server.dataDir]));

@@ -186,7 +186,11 @@ export class PostgresRecord implements SystemOfRecord {
     for (;;) {
       const applied = this.applier.appliedCount; // read before the comparison, so an apply during it is not missed
       const clock = this.applier.clock;
-      if (await this.sameLocally(keys, stored)) return clock;
+      const found = await this.compareLocally(keys, stored);
+      if (found === 'same') return clock;
+      // An entry the copy holds and the lock did not return may have been committed while the lock waited (the
+      // statement's snapshot is older than its locks): the copy may be ahead, and waiting would not help.
+      if (found === 'unlocked') throw new StaleCopy('the local copy holds an entry the rows locked lack');
       const left = deadline - performance.now();
       if (left <= 0) throw new StaleCopy('the local copy did not catch up with the locked entries');
       await this.applier.waitApplied(applied, left);
@@ -206,9 +210,11 @@ export class PostgresRecord implements SystemOfRecord {
     return new Map(rows.map((row) => [row.key, row.digest]));
   }
 
-  private async sameLocally(keys: readonly string[], stored: ReadonlyMap<string, string>): Promise<boolean> {
+  /** How the local copy compares with the rows locked: the same, behind, or holding an entry they lack. */
+  private async compareLocally(keys: readonly string[], stored: ReadonlyMap<string, string>): Promise<'same' | 'behind' | 'unlocked'> {
     const records = await this.local.records(keys);
-    return keys.every((key, i) => digestOf(records[i]) === stored.get(key));
+    if (keys.some((key, i) => records[i] !== undefined && !stored.has(key))) return 'unlocked';
+    return keys.every((key, i) => digestOf(records[i]) === stored.get(key)) ? 'same' : 'behind';
   }
 }
 

@@ -1,9 +1,9 @@
 /**
  * Runs a real `leveldap serve` for tests: a throwaway directory loaded with `make-ldif --users N
  * | import-ldif -` (SSHA512, so loading is fast), or left empty for a node of a PostgreSQL store
- * (`node`), an admin password in a 0600 file, the server on a free port of 127.0.0.1, its JSON
- * log lines captured. Every instance is killed and its
- * directory removed when the test process exits, so a failed test cannot leave a server behind.
+ * (`empty`, `node`), an admin password in a 0600 file, the server on a free port of 127.0.0.1,
+ * its JSON log lines captured. Every instance is killed and its directory removed when the test
+ * process exits, so a failed test cannot leave a server behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';

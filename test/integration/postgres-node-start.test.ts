@@ -54,6 +54,7 @@ function failingCopy(store: DirectoryStore): LocalCopy {
   return {
     dir: store.dir, indexed: store.indexed,
     records: (keys) => store.records(keys), getMeta: (name) => store.getMeta(name), hasEntries: () => store.hasEntries(), wipe: () => store.wipe(),
+    compact: () => store.compact(),
     writeLocal: async (ops, sync) => {
       if (await store.hasEntries()) throw new Error('the node died here');
       await store.writeLocal(ops, sync);

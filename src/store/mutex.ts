@@ -11,27 +11,17 @@
  * sharing a slot only take turns. A holder may take more locks while it holds some only if they
  * are free at once (tryAdd): it never waits for them, so that cannot deadlock either.
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
-
 export class KeyedMutex {
   /** The last holder's release, per key; a key is forgotten when its queue empties. */
   private readonly tails = new Map<string, Promise<void>>();
-  /** The locks the running critical section holds (heldNow). */
-  private readonly holding = new AsyncLocalStorage<Holding>();
-
-  /** `clock`: a reading taken when a holder's locks are all taken (Holding.since); 0 without one. */
+  /** `clock`: a reading taken when a holder's locks are all taken (HeldLocks.since); 0 without one. */
   constructor(private readonly shared?: SharedSlots, private readonly clock: () => number = () => 0) {}
 
   /**
    * Runs every critical section once its locks are taken, when set: a node of a PostgreSQL store
    * takes the same entries' row locks there (postgres/record.ts).
    */
-  inside: (<T>(keys: readonly string[], critical: () => Promise<T>) => Promise<T>) | undefined;
-
-  /** The locks held by the critical section this runs in (inside run), or undefined. */
-  heldNow(): Holding | undefined {
-    return this.holding.getStore();
-  }
+  inside: (<T>(keys: readonly string[], critical: () => Promise<T>, held: HeldLocks) => Promise<T>) | undefined;
 
   /**
    * Runs `critical` holding the keys' locks; it may take more with `held.tryAdd` (those free
@@ -47,9 +37,10 @@ export class KeyedMutex {
         releases.push(await this.shared.acquire(sorted));
         for (const key of sorted) held.slots.add(slotOf(key));
       }
-      const run = () => critical({ tryAdd: (more) => this.tryAdd(more, held) });
+      // No AsyncLocalStorage here: once used, Node 20 runs a hook on every promise of the process (3x slower promises).
+      const holding: HeldLocks = { keys: held.keys, since: this.clock(), tryAdd: (more) => this.tryAdd(more, held) };
       const inside = this.inside;
-      return await this.holding.run({ keys: held.keys, since: this.clock() }, () => (inside ? inside(sorted, run) : run()));
+      return await (inside ? inside(sorted, () => critical(holding), holding) : critical(holding));
     } finally {
       for (const release of releases.reverse()) release();
     }
@@ -98,14 +89,13 @@ export class KeyedMutex {
   }
 }
 
-/** The keys a critical section holds (those taken later with tryAdd included), and the clock's reading when it took the first. */
-export interface Holding {
+/**
+ * What a holder of locks (KeyedMutex.run) holds and may do meanwhile: the keys it holds (those
+ * taken later with tryAdd included), and the clock's reading when it took the first.
+ */
+export interface HeldLocks {
   readonly keys: ReadonlySet<string>;
   readonly since: number;
-}
-
-/** What a holder of locks (KeyedMutex.run) may do meanwhile. */
-export interface HeldLocks {
   /** Takes the locks of these keys too if each is free now (none held or waited for): true if it took them all, false if none. */
   tryAdd(keys: readonly string[]): boolean;
 }

@@ -21,7 +21,7 @@ import {
 import { normalizeRdn, normalizeValue } from './normalize.js';
 import { Memberships } from './memberships.js';
 import { EqualityCache } from './equality-cache.js';
-import { KeyedMutex, SharedSlots, type Holding } from './mutex.js';
+import { KeyedMutex, SharedSlots, type HeldLocks } from './mutex.js';
 import { withCreationAttributes } from './operational.js';
 import { WriteRecovery, type RecoveryDb, type StoreLog } from './recovery.js';
 import { typeKey } from './schema.js';
@@ -194,8 +194,8 @@ function isFirstValue(entry: Entry, attribute: string, current: string): boolean
  */
 export interface SystemOfRecord {
   /** Runs a write's critical section, its entry locks taken (KeyedMutex.inside): the record may lock the same entries first. */
-  around<T>(keys: readonly string[], critical: () => Promise<T>): Promise<T>;
-  commit(ops: readonly BatchOp[], holding: Holding | undefined): Promise<void>;
+  around<T>(keys: readonly string[], critical: () => Promise<T>, held: HeldLocks): Promise<T>;
+  commit(ops: readonly BatchOp[], held: HeldLocks | undefined): Promise<void>;
   /** Resolves once the local copy holds every write committed before the call. */
   catchUp(): Promise<void>;
   /** A number that grows whenever the local copy changes (KeyedMutex's clock). */
@@ -454,11 +454,11 @@ export class DirectoryStore {
   async add(entry: Entry, options: AddOptions = {}): Promise<Entry> {
     const dn = parseDn(entry.dn);
     const keys = ancestorKeys(dn);
-    return this.retrying(() => this.locks.run(keys.slice(0, 2), async () => {
+    return this.retrying(() => this.locks.run(keys.slice(0, 2), async (held) => {
       const known = await this.existing(keys);
       const { ops, stored } = this.planAdd(entry, dn, keys, options, (key) => known.has(key));
       await options.check?.(stored);
-      await this.write(ops, options.sync ?? true);
+      await this.write(ops, options.sync ?? true, held);
       return stored;
     }));
   }
@@ -466,7 +466,7 @@ export class DirectoryStore {
   /** From now on writes go to `record`, and this database is its local copy (written with writeLocal). */
   attach(record: SystemOfRecord): void {
     this.record = record;
-    this.locks.inside = (keys, critical) => record.around(keys, critical);
+    this.locks.inside = (keys, critical, held) => record.around(keys, critical, held);
   }
 
   /**
@@ -501,9 +501,12 @@ export class DirectoryStore {
     return this.record?.staleReason();
   }
 
-  /** Writes the operations, to the system of record when there is one (attach), else here (writeLocal). */
-  async write(ops: readonly BatchOp[], sync: boolean): Promise<void> {
-    if (this.record) await this.record.commit(ops, this.locks.heldNow());
+  /**
+   * Writes the operations, to the system of record when there is one (attach), else here
+   * (writeLocal). `held`: the entry locks the write holds, when it holds some.
+   */
+  async write(ops: readonly BatchOp[], sync: boolean, held?: HeldLocks): Promise<void> {
+    if (this.record) await this.record.commit(ops, held);
     else await this.writeLocal(ops, sync);
   }
 

@@ -59,6 +59,8 @@ export interface Locked {
   readonly keys: readonly string[];
   /** The dnKeys of the groups outside the subtree naming DNs in it. */
   readonly groups: readonly string[];
+  /** The locks held (for the write: DirectoryStore.write). */
+  readonly held: HeldLocks;
 }
 
 /** One subtree's move from `dn` to `newDn`: the new DN and key of each DN in it. */
@@ -124,7 +126,7 @@ export async function lockSubtree<T>(
     const lockKeys = [...taken, ...[...taken].map((key) => move.keyOf(key)), newParentKey, ...groups];
     const outcome = await store.locks.run(lockKeys, async (held) => {
       const locked = await lockAdded(store, move, limits.maxEntries, taken, held);
-      return 'added' in locked ? locked : { result: await critical({ keys: locked.keys, groups }) };
+      return 'added' in locked ? locked : { result: await critical({ keys: locked.keys, groups, held }) };
     });
     if ('result' in outcome) return outcome.result;
     if (attempt === LOCK_ATTEMPTS) {

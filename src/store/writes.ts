@@ -29,6 +29,7 @@ import { encodeEntry } from './codec.js';
 import { applyModifications, renamed, withRdnValues, type Modification } from './modification.js';
 import { withModificationAttributes } from './operational.js';
 import { del, put, removalOps, type BatchOp, type DirectoryStore } from './store.js';
+import type { HeldLocks } from './mutex.js';
 import { checkModifiedEntry, checkValues, checkWritableAttribute } from './validate.js';
 import { withStructuralClass, checkClientEntry } from './schema/enforce.js';
 
@@ -108,13 +109,13 @@ export async function addEntry(store: DirectoryStore, entry: Entry, options: Add
 export async function modifyEntry(store: DirectoryStore, dn: Dn, modifications: readonly Modification[], options: ModifyOptions): Promise<Entry> {
   for (const modification of modifications) checkWritableAttribute(modification.attribute);
   const [key] = keysOf(dn);
-  return store.retrying(() => store.locks.run([key], async () => {
+  return store.retrying(() => store.locks.run([key], async (held) => {
     const before = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
     await options.check?.(before);
     const changed = modified(before, modifications);
     const after = withModificationAttributes(withStructuralClass(changed, checkClientEntry(changed, before)), options.actor);
     options.checkResult?.(after);
-    await rewrite(store, key, before, after, options.sync ?? true);
+    await rewrite(store, key, before, after, options.sync ?? true, held);
     return after;
   }));
 }
@@ -129,11 +130,11 @@ export async function updateEntry(
   store: DirectoryStore, dn: Dn, change: (entry: Entry) => readonly Modification[] | undefined, options: { readonly sync?: boolean } = {},
 ): Promise<boolean> {
   const [key] = keysOf(dn);
-  return store.retrying(() => store.locks.run([key], async () => {
+  return store.retrying(() => store.locks.run([key], async (held) => {
     const before = await store.getByKey(key);
     const modifications = before && change(before);
     if (!before || !modifications) return false;
-    await rewrite(store, key, before, modified(before, modifications), options.sync ?? true);
+    await rewrite(store, key, before, modified(before, modifications), options.sync ?? true, held);
     return true;
   }));
 }
@@ -151,8 +152,8 @@ function rewriteOps(store: DirectoryStore, key: string, before: Entry, after: En
 }
 
 /** Stores an entry in place of its old version, index and membership keys updated, in one batch. */
-async function rewrite(store: DirectoryStore, key: string, before: Entry, after: Entry, sync: boolean): Promise<void> {
-  await store.write(rewriteOps(store, key, before, after), sync);
+async function rewrite(store: DirectoryStore, key: string, before: Entry, after: Entry, sync: boolean, held: HeldLocks): Promise<void> {
+  await store.write(rewriteOps(store, key, before, after), sync, held);
 }
 
 /**
@@ -189,14 +190,14 @@ export async function deleteEntry(store: DirectoryStore, dn: Dn, options: Delete
 async function deleteOnce(store: DirectoryStore, dn: Dn, options: DeleteOptions): Promise<void> {
   const [key, parentKey] = keysOf(dn);
   const groups = await namingGroups(store, dn, key, options.maxRefintGroups ?? DEFAULT_MAX_REFINT_GROUPS);
-  await store.locks.run([key, ...groups], async () => {
+  await store.locks.run([key, ...groups], async (held) => {
     const entry = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
     await options.check?.(entry);
     if (await store.hasChildren(dn)) throw new DirectoryError('notAllowedOnNonLeaf', 'subordinate objects must be deleted first');
     const ops = [...removalOps(key, parentKey, dn[0]!), del(suffixKey(key)), ...membershipChanges(entry, key, undefined, key)];
     for (const indexKey of indexKeys(entry, key, store.indexed)) ops.push(del(indexKey));
     ops.push(...await groupUpdates(store, groups, (group) => withoutMember(group, key), options.actor));
-    await store.write(ops, options.sync ?? true);
+    await store.write(ops, options.sync ?? true, held);
   });
 }
 
@@ -219,7 +220,7 @@ async function renameOnce(store: DirectoryStore, dn: Dn, rename: Rename, options
   const limits = {
     maxEntries: options.maxSubtreeEntries ?? DEFAULT_MAX_SUBTREE_RENAME, maxGroups: options.maxRefintGroups ?? DEFAULT_MAX_REFINT_GROUPS,
   };
-  return lockSubtree(store, move, newParentKey, limits, async ({ keys, groups }) => {
+  return lockSubtree(store, move, newParentKey, limits, async ({ keys, groups, held }) => {
     const before = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
     await options.check?.(before);
     await checkRename(store, { dn, oldKey, oldParentKey, parent, newParentKey, newDn, newKey });
@@ -236,7 +237,7 @@ async function renameOnce(store: DirectoryStore, dn: Dn, rename: Rename, options
       ...await suffixOps(store, move),
       ...await groupUpdates(store, groups, (group) => move.renameMembers(group), options.actor),
     ];
-    await store.write(ops, options.sync ?? true);
+    await store.write(ops, options.sync ?? true, held);
     return after;
   });
 }

@@ -22,11 +22,10 @@
  * answers `other` (the write may or may not be stored), as a LevelDB write whose outcome is
  * unknown does (store.ts).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { createHash } from 'node:crypto';
 import type pg from 'pg';
 import { DirectoryError, StaleCopy } from '../errors.js';
-import type { Holding } from '../mutex.js';
+import type { HeldLocks } from '../mutex.js';
 import { APPLY_WAIT_BUCKETS, type BatchOp, type RecordStats, type SharedFailures, type SystemOfRecord } from '../store.js';
 import type { Applier } from './applier.js';
 import { rowChanges } from './changes.js';
@@ -59,7 +58,8 @@ export class PostgresRecord implements SystemOfRecord {
   private tokens = 0;
   private commits = 0;
   private readonly waits = { buckets: new Array<number>(APPLY_WAIT_BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
-  private readonly sessions = new AsyncLocalStorage<Session>();
+  /** The transaction of each write in progress, by the locks it holds (no AsyncLocalStorage: in Node 20 it slows every promise). */
+  private readonly sessions = new WeakMap<HeldLocks, Session>();
 
   constructor(
     private readonly pool: pg.Pool, private readonly applier: Applier,
@@ -82,13 +82,14 @@ export class PostgresRecord implements SystemOfRecord {
     return `the PostgreSQL store has not answered for ${Math.round(silent / 1000)} s (more than --max-staleness ${this.options.maxStalenessMillis / 1000} s): this node's copy may be stale`;
   }
 
-  async around<T>(keys: readonly string[], critical: () => Promise<T>): Promise<T> {
+  async around<T>(keys: readonly string[], critical: () => Promise<T>, held: HeldLocks): Promise<T> {
     const client = await this.connect();
     const session: Session = { client, locked: new Set(keys), since: 0, committed: false };
     let broken = false;
     try {
       session.since = await this.beginLocked(client, keys);
-      const result = await this.sessions.run(session, critical);
+      this.sessions.set(held, session);
+      const result = await critical();
       if (!session.committed) await client.query('ROLLBACK'); // the write was refused, or wrote nothing
       return result;
     } catch (error) {
@@ -96,24 +97,29 @@ export class PostgresRecord implements SystemOfRecord {
       if (!session.committed && !broken) await client.query('ROLLBACK').catch(() => { broken = true; });
       throw failure(error, session.committed);
     } finally {
+      this.sessions.delete(held);
       client.release(broken);
     }
   }
 
-  async commit(ops: readonly BatchOp[], holding: Holding | undefined): Promise<void> {
+  async commit(ops: readonly BatchOp[], held: HeldLocks | undefined): Promise<void> {
     const changes = rowChanges(ops);
     if (changes.entries.size === 0 && changes.settings.size === 0) return;
-    const session = this.sessions.getStore();
+    const session = held && this.sessions.get(held);
     if (!session) {
-      await this.around([...changes.entries.keys()].sort(), () => this.commit(ops, holding));
+      // A write holding no entry locks (a setting): its own transaction, locking what it changes.
+      const keys = [...changes.entries.keys()].sort();
+      const own: HeldLocks = { keys: new Set(keys), since: this.applier.clock, tryAdd: () => false };
+      await this.around(keys, () => this.commit(ops, own), own);
       return;
     }
-    const keys = [...new Set([...(holding?.keys ?? []), ...changes.entries.keys()])].sort();
+    const holding = held;
+    const keys = [...new Set([...holding.keys, ...changes.entries.keys()])].sort();
     const records = await this.local.records(keys);
     const local = new Map(keys.map((key, i) => [key, records[i]]));
     const later = keys.filter((key) => !session.locked.has(key));
     // A version the copy held for a moment (A then B then A again, not yet all applied) could have been read: run again.
-    const moved = this.applier.changedSince(session.locked, session.since) || this.applier.changedSince(later, holding?.since ?? this.applier.clock);
+    const moved = this.applier.changedSince(session.locked, session.since) || this.applier.changedSince(later, holding.since);
     if (moved) throw new StaleCopy('the local copy changed under the write');
     await this.lockEqual(session.client, later, local, ' NOWAIT');
     const token = `${this.applier.slot}:${(this.tokens += 1)}`;

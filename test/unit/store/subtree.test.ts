@@ -263,7 +263,7 @@ describe('modify DN of a subtree', () => {
     store.locks.run = async (keys, critical) => {
       if (keys.length <= 10) return run(keys, critical);
       await addEntry(store, user(`late${n++}`, `ou=East,${SALES}`), ADMIN);
-      return run(keys, () => critical({ tryAdd: () => false })); // as if a write to each new entry held its lock
+      return run(keys, (held) => critical({ ...held, tryAdd: () => false })); // as if a write to each new entry held its lock
     };
     await rejectsWith(51, rename(store, SALES, 'ou=Revenue'), /kept being added and written to below ou=Sales,dc=example,dc=com/);
     assert.equal(n, 5);

@@ -18,7 +18,7 @@ async function withEndpoint(readiness: Readiness, body: (url: string) => Promise
   }
 }
 
-const store = (isOpen: boolean) => ({ isOpen }) as unknown as DirectoryStore;
+const store = (isOpen: boolean, stale?: string) => ({ isOpen, staleReason: () => stale }) as unknown as DirectoryStore;
 
 test('/readyz: 200 while the database is open and every serving thread answers; 503 naming what is missing', async () => {
   const name = `readyz-${process.pid}-${Date.now()}`;
@@ -42,6 +42,11 @@ test('/readyz: 200 while the database is open and every serving thread answers; 
     }
     await withEndpoint({ store: store(false), peers: main, threads: 2 }, async (url) => {
       assert.equal(await (await fetch(`${url}/readyz`)).text(), 'not ready: the database is not open\n');
+    });
+    await withEndpoint({ store: store(true, 'the PostgreSQL store has not answered for 31 s'), peers: main, threads: 2 }, async (url) => {
+      const response = await fetch(`${url}/readyz`);
+      assert.equal(response.status, 503);
+      assert.equal(await response.text(), 'not ready: the PostgreSQL store has not answered for 31 s\n');
     });
   } finally {
     serving.close();

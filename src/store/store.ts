@@ -204,8 +204,8 @@ export interface SystemOfRecord {
   staleReason(): string | undefined;
   /** Failed binds as every node sees them (lockout), when the system of record shares them. */
   readonly failures?: SharedFailures;
-  /** What monitoring shows of it. */
-  stats(): RecordStats;
+  /** What monitoring shows of it (the store counts the writes it runs again). */
+  stats(): Omit<RecordStats, 'staleRetries'>;
 }
 
 /** Upper bounds (seconds) of the buckets of RecordStats.applyWait. */

@@ -88,7 +88,6 @@ export class Applier {
   private readonly waiters = new Map<string, () => void>();
   /** Told when the next transaction is applied (waitApplied). */
   private appliedListeners: (() => void)[] = [];
-  private applies = 0;
   private transaction: Transaction | undefined;
   private service: LogicalReplicationService | undefined;
   private ping: NodeJS.Timeout | undefined;
@@ -103,7 +102,7 @@ export class Applier {
     this.queue = new ApplyQueue(copy, META.position, (written) => this.written(written), (error) => this.service && this.broken(this.service, error));
   }
 
-  /** Grows with each transaction applied (the entry locks' clock, record.ts). */
+  /** The transactions applied since start: the entry locks' clock (record.ts), and what waitApplied counts. */
   get clock(): number {
     return this.seq;
   }
@@ -138,14 +137,9 @@ export class Applier {
     return { done, cancel: () => this.waiters.get(token) && this.waiters.delete(token) && clearTimeout(timer) };
   }
 
-  /** Transactions applied since start (waitApplied). */
-  get appliedCount(): number {
-    return this.applies;
-  }
-
-  /** Resolves once more than `count` transactions have been applied (appliedCount), or after `millis`. */
+  /** Resolves once more than `count` transactions have been applied (clock), or after `millis`. */
   waitApplied(count: number, millis: number): Promise<void> {
-    if (this.applies > count) return Promise.resolve();
+    if (this.seq > count) return Promise.resolve();
     return new Promise((resolve) => {
       const timer = setTimeout(resolve, millis);
       this.appliedListeners.push(() => {
@@ -372,7 +366,6 @@ export class Applier {
     for (const { keys, tokens } of transactions) {
       this.remember(keys);
       for (const token of tokens) this.resolve(token);
-      this.applies += 1;
     }
     const listeners = this.appliedListeners;
     this.appliedListeners = [];

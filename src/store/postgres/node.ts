@@ -4,13 +4,12 @@
  * fresh its copy is (reads are refused past --max-staleness seconds without PostgreSQL).
  */
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { StoreError } from '../errors.js';
 import type { DirectoryStore } from '../store.js';
 import { Applier, type ApplierLog } from './applier.js';
 import { PostgresFailures } from './failures.js';
 import { PostgresRecord } from './record.js';
-import { SLOT_PREFIX, ensureSchema } from './schema.js';
+import { SLOT_PREFIX, openStorePool } from './schema.js';
 
 /** Seconds a node serves reads from its copy without hearing from PostgreSQL: serve's --max-staleness default. */
 export const DEFAULT_MAX_STALENESS = 30;
@@ -45,20 +44,11 @@ export const isPostgresUrl = (store: string): boolean => /^postgres(ql)?:\/\//.t
 
 /** Opens the node: the schema made when missing, the local copy prepared, streaming started, writes attached. */
 export async function openNode(url: string, store: DirectoryStore, options: NodeOptions): Promise<StoreNode> {
-  const pool = new pg.Pool({ connectionString: url, max: POOL_SIZE, connectionTimeoutMillis: CONNECT_TIMEOUT_MILLIS });
-  pool.on('error', (error) => options.log.warn({ err: error.message }, 'an idle connection to PostgreSQL failed'));
-  try {
-    const client = await pool.connect();
-    try {
-      await ensureSchema(client);
-    } finally {
-      client.release();
-    }
-  } catch (error) {
-    await pool.end();
+  const idleError = (error: Error) => options.log.warn({ err: error.message }, 'an idle connection to PostgreSQL failed');
+  const pool = await openStorePool(url, { max: POOL_SIZE, connectMillis: CONNECT_TIMEOUT_MILLIS, schema: true, idleError }).catch((error: unknown) => {
     if (error instanceof StoreError) throw error;
     throw new StoreError(`cannot use the PostgreSQL store: ${(error as Error).message}`);
-  }
+  });
   const slot = options.name !== undefined ? slotName(options.name) : (await store.getMeta('pg:slot')) ?? slotName(randomBytes(6).toString('hex'));
   const applier = new Applier(store, url, slot, options.log);
   try {

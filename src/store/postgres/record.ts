@@ -29,7 +29,6 @@ import type { HeldLocks } from '../mutex.js';
 import { APPLY_WAIT_BUCKETS, type BatchOp, type RecordStats, type SharedFailures, type SystemOfRecord } from '../store.js';
 import type { Applier } from './applier.js';
 import { rowChanges } from './changes.js';
-import { MESSAGE_PREFIX } from './schema.js';
 import { lockStatement, rowStatements, tokenStatement } from './statements.js';
 
 /** How long a committed write waits for the local copy to apply it before answering anyway (a warning is logged). */
@@ -72,8 +71,8 @@ export class PostgresRecord implements SystemOfRecord {
     return this.applier.clock;
   }
 
-  stats(): RecordStats {
-    return { commits: this.commits, staleRetries: 0, applyWait: this.waits, silentSeconds: (Date.now() - this.applier.lastContact) / 1000 };
+  stats(): Omit<RecordStats, 'staleRetries'> {
+    return { commits: this.commits, applyWait: this.waits, silentSeconds: (Date.now() - this.applier.lastContact) / 1000 };
   }
 
   staleReason(): string | undefined {
@@ -106,20 +105,19 @@ export class PostgresRecord implements SystemOfRecord {
     const changes = rowChanges(ops);
     if (changes.entries.size === 0 && changes.settings.size === 0) return;
     const session = held && this.sessions.get(held);
-    if (!session) {
+    if (!held || !session) {
       // A write holding no entry locks (a setting): its own transaction, locking what it changes.
       const keys = [...changes.entries.keys()].sort();
       const own: HeldLocks = { keys: new Set(keys), since: this.applier.clock, tryAdd: () => false };
       await this.around(keys, () => this.commit(ops, own), own);
       return;
     }
-    const holding = held;
-    const keys = [...new Set([...holding.keys, ...changes.entries.keys()])].sort();
+    const keys = [...new Set([...held.keys, ...changes.entries.keys()])].sort();
     const records = await this.local.records(keys);
     const local = new Map(keys.map((key, i) => [key, records[i]]));
     const later = keys.filter((key) => !session.locked.has(key));
     // A version the copy held for a moment (A then B then A again, not yet all applied) could have been read: run again.
-    const moved = this.applier.changedSince(session.locked, session.since) || this.applier.changedSince(later, holding.since);
+    const moved = this.applier.changedSince(session.locked, session.since) || this.applier.changedSince(later, held.since);
     if (moved) throw new StaleCopy('the local copy changed under the write');
     await this.lockEqual(session.client, later, local, ' NOWAIT');
     const token = `${this.applier.slot}:${(this.tokens += 1)}`;
@@ -144,7 +142,7 @@ export class PostgresRecord implements SystemOfRecord {
     const token = `${this.applier.slot}:mark:${(this.tokens += 1)}`;
     const applied = this.applier.waitFor(token, APPLY_WAIT_MILLIS);
     try {
-      await this.pool.query('SELECT pg_logical_emit_message(true, $1, $2)', [MESSAGE_PREFIX, token]);
+      await this.pool.query(tokenStatement(token));
     } catch (error) {
       applied.cancel();
       throw unreachable(error);
@@ -190,8 +188,7 @@ export class PostgresRecord implements SystemOfRecord {
     const deadline = performance.now() + APPLY_WAIT_MILLIS;
     // The versions locked are committed, so the stream brings them: wait for them transaction by transaction.
     for (;;) {
-      const applied = this.applier.appliedCount; // read before the comparison, so an apply during it is not missed
-      const clock = this.applier.clock;
+      const clock = this.applier.clock; // read before the comparison, so an apply during it is not missed
       const found = await this.compareLocally(keys, stored);
       if (found === 'same') return clock;
       // An entry the copy holds and the lock did not return may have been committed while the lock waited (the
@@ -199,7 +196,7 @@ export class PostgresRecord implements SystemOfRecord {
       if (found === 'unlocked') throw new StaleCopy('the local copy holds an entry the rows locked lack');
       const left = deadline - performance.now();
       if (left <= 0) throw new StaleCopy('the local copy did not catch up with the locked entries');
-      await this.applier.waitApplied(applied, left);
+      await this.applier.waitApplied(clock, left);
     }
   }
 

@@ -13,7 +13,7 @@
  * The publication `leveldap` streams the first two to every node (pgoutput); the nodes derive
  * their index, one-level, naming-context and group keys locally (applier.ts).
  */
-import type pg from 'pg';
+import pg from 'pg';
 import { StoreError } from '../errors.js';
 
 export const PUBLICATION = 'leveldap';
@@ -55,6 +55,30 @@ export async function ensureSchema(client: pg.ClientBase): Promise<void> {
     await client.query('COMMIT');
   } catch (error) {
     await client.query('ROLLBACK');
+    throw error;
+  }
+}
+
+/**
+ * A pool of connections to the store, the tables and publication made first when `schema` (a
+ * node, a load; a reader does not); refused with a StoreError saying why. `idleError`: told of
+ * an idle connection that fails (it is dropped; the next query says why).
+ */
+export async function openStorePool(
+  url: string, options: { readonly max: number; readonly connectMillis: number; readonly schema: boolean; readonly idleError: (error: Error) => void },
+): Promise<pg.Pool> {
+  const pool = new pg.Pool({ connectionString: url, max: options.max, connectionTimeoutMillis: options.connectMillis });
+  pool.on('error', options.idleError);
+  try {
+    const client = await pool.connect();
+    try {
+      if (options.schema) await ensureSchema(client);
+    } finally {
+      client.release();
+    }
+    return pool;
+  } catch (error) {
+    await pool.end();
     throw error;
   }
 }

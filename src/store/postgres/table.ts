@@ -12,7 +12,7 @@
  */
 import { pipeline } from 'node:stream/promises';
 import { Readable } from 'node:stream';
-import pg from 'pg';
+import type pg from 'pg';
 import { from as copyFrom } from 'pg-copy-streams';
 import { decodeEntry } from '../codec.js';
 import type { Entry } from '../entry.js';
@@ -20,7 +20,7 @@ import { StoreError } from '../errors.js';
 import { subtreeRange } from '../keys.js';
 import type { BatchOp } from '../store.js';
 import { parentColumn, rowChanges, type EntryRow } from './changes.js';
-import { ENTRIES, ensureSchema } from './schema.js';
+import { ENTRIES, openStorePool } from './schema.js';
 
 /** One connection writes batches while the other reads which keys exist. */
 const CONNECTIONS = 2;
@@ -68,20 +68,12 @@ export class EntriesTable {
 
   /** Connects; to load, creates the tables and the publication when missing (ensureSchema), a reader does not. */
   static async open(url: string, use: 'load' | 'read'): Promise<EntriesTable> {
-    const pool = new pg.Pool({ connectionString: url, max: CONNECTIONS, connectionTimeoutMillis: CONNECT_TIMEOUT_MILLIS });
-    pool.on('error', () => {}); // an idle connection that fails is dropped; the next query says why
     try {
-      const client = await pool.connect();
-      try {
-        if (use === 'load') await ensureSchema(client);
-      } finally {
-        client.release();
-      }
+      // An idle connection that fails is dropped; the next query says why.
+      return new EntriesTable(await openStorePool(url, { max: CONNECTIONS, connectMillis: CONNECT_TIMEOUT_MILLIS, schema: use === 'load', idleError: () => {} }));
     } catch (error) {
-      await pool.end();
       throw failure('cannot use the PostgreSQL store', error);
     }
-    return new EntriesTable(pool);
   }
 
   async close(): Promise<void> {

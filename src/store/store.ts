@@ -11,8 +11,8 @@ import { formatDn, parseDn, type Dn, type Rdn } from './dn.js';
 import { decodeEntry, decodeValues, encodeEntry } from './codec.js';
 import { values, type Entry } from './entry.js';
 import { DirectoryError, StaleCopy, StoreError } from './errors.js';
-import { membershipRecords, withoutMemberOf } from './groups.js';
-import { DEFAULT_INDEXES, indexKeys, normalizeIndexList } from './indexes.js';
+import { membershipChanges, membershipRecords, withoutMemberOf } from './groups.js';
+import { DEFAULT_INDEXES, indexChanges, indexKeys, normalizeIndexList } from './indexes.js';
 import {
   ancestorKeys, childKey, childrenRange, dnKey, dnKeyOfIndexKey, entriesRange, entryKey, equalityRange, inSubtree, metaKey, presenceRange,
   valueKey, valueKeyOfIndexKey,
@@ -133,6 +133,18 @@ export function entryOps(stored: Entry, dn: Dn, keys: readonly string[], indexed
   const ops = placementOps(key, parentKey, dn[0]!, stored);
   for (const indexKey of indexKeys(stored, key, indexed)) ops.push(put(indexKey));
   for (const [derived, value] of membershipRecords(stored, key)) ops.push(put(derived, value));
+  return ops;
+}
+
+/** What storing `after` at `key` in place of `before` writes: its record (`record`), and its index and group keys' changes. Pure. */
+export function replacementOps(indexed: ReadonlySet<string>, key: string, before: Entry, after: Entry, record: Buffer): BatchOp[] {
+  return [put(entryKey(key), record), ...indexChanges(indexed, key, before, key, after), ...membershipChanges(before, key, after, key)];
+}
+
+/** What removing the entry stored at `key` deletes: its record, one-level and naming-context keys, index and group keys. Pure. */
+export function deletionOps(entry: Entry, key: string, parentKey: string, rdn: Rdn, indexed: ReadonlySet<string>): BatchOp[] {
+  const ops = [...removalOps(key, parentKey, rdn), del(suffixKey(key)), ...membershipChanges(entry, key, undefined, key)];
+  for (const indexKey of indexKeys(entry, key, indexed)) ops.push(del(indexKey));
   return ops;
 }
 

@@ -21,14 +21,13 @@
 import { formatDn, parseDn, type Dn, type Rdn } from './dn.js';
 import { groupAttributes, type Entry } from './entry.js';
 import { DirectoryError } from './errors.js';
-import { indexChanges, indexKeys } from './indexes.js';
-import { checkRefintGroups, membershipChanges, withoutMember } from './groups.js';
-import { ancestorKeys, entryKey, inSubtree, suffixKey } from './keys.js';
+import { checkRefintGroups, withoutMember } from './groups.js';
+import { ancestorKeys, inSubtree } from './keys.js';
 import { DEFAULT_MAX_SUBTREE_RENAME, SubtreeMove, descendantOps, lockSubtree, movedEntryOps, suffixOps } from './subtree.js';
 import { encodeEntry } from './codec.js';
 import { applyModifications, renamed, withRdnValues, type Modification } from './modification.js';
 import { withModificationAttributes } from './operational.js';
-import { del, put, removalOps, type BatchOp, type DirectoryStore } from './store.js';
+import { deletionOps, replacementOps, type BatchOp, type DirectoryStore } from './store.js';
 import type { HeldLocks } from './mutex.js';
 import { checkModifiedEntry, checkValues, checkWritableAttribute } from './validate.js';
 import { withStructuralClass, checkClientEntry } from './schema/enforce.js';
@@ -148,7 +147,7 @@ function modified(before: Entry, modifications: readonly Modification[]): Entry 
 
 /** The record, index keys and membership keys of an entry stored at `key` in place of its old version. */
 function rewriteOps(store: DirectoryStore, key: string, before: Entry, after: Entry): BatchOp[] {
-  return [put(entryKey(key), encodeEntry(after)), ...indexChanges(store.indexed, key, before, key, after), ...membershipChanges(before, key, after, key)];
+  return replacementOps(store.indexed, key, before, after, encodeEntry(after));
 }
 
 /** Stores an entry in place of its old version, index and membership keys updated, in one batch. */
@@ -194,8 +193,7 @@ async function deleteOnce(store: DirectoryStore, dn: Dn, options: DeleteOptions)
     const entry = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
     await options.check?.(entry);
     if (await store.hasChildren(dn)) throw new DirectoryError('notAllowedOnNonLeaf', 'subordinate objects must be deleted first');
-    const ops = [...removalOps(key, parentKey, dn[0]!), del(suffixKey(key)), ...membershipChanges(entry, key, undefined, key)];
-    for (const indexKey of indexKeys(entry, key, store.indexed)) ops.push(del(indexKey));
+    const ops = deletionOps(entry, key, parentKey, dn[0]!, store.indexed);
     ops.push(...await groupUpdates(store, groups, (group) => withoutMember(group, key), options.actor));
     await store.write(ops, options.sync ?? true, held);
   });

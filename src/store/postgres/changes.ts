@@ -10,10 +10,8 @@
  */
 import { decodeEntry } from '../codec.js';
 import { parseDn } from '../dn.js';
-import { membershipChanges } from '../groups.js';
-import { indexChanges, indexKeys } from '../indexes.js';
 import { entryKey, metaKey, parentKeyOf, suffixKey } from '../keys.js';
-import { del, entryOps, put, removalOps, type BatchOp } from '../store.js';
+import { del, deletionOps, entryOps, put, replacementOps, type BatchOp } from '../store.js';
 
 /** An entry row: its record and whether it starts a naming context (parent NULL). */
 export interface EntryRow {
@@ -63,18 +61,15 @@ export function localOps(key: string, before: Buffer | undefined, after: EntryRo
   const next = after && decodeEntry(after.record);
   const suffixOps = [after?.suffix ? put(suffixKey(key)) : del(suffixKey(key))];
   if (old && next) {
-    const changes = [...indexChanges(indexed, key, old, key, next), ...membershipChanges(old, key, next, key)];
-    return { removals: changes.filter((op) => op.type === 'del'), puts: [put(entryKey(key), after.record), ...suffixOps, ...changes.filter((op) => op.type === 'put')] };
+    const changes = replacementOps(indexed, key, old, next, after.record);
+    return { removals: changes.filter((op) => op.type === 'del'), puts: [...changes.filter((op) => op.type === 'put'), ...suffixOps] };
   }
   if (next) {
     const ops = entryOps(next, parseDn(next.dn), [key, parentKeyOf(key)], indexed).filter((op) => op.key !== entryKey(key));
     return { removals: [], puts: [put(entryKey(key), after.record), ...suffixOps, ...ops] };
   }
   if (!old) return { removals: [], puts: [] };
-  const dn = parseDn(old.dn);
-  const removals = [...removalOps(key, parentKeyOf(key), dn[0]!), del(suffixKey(key)), ...membershipChanges(old, key, undefined, key)];
-  for (const indexKey of indexKeys(old, key, indexed)) removals.push(del(indexKey));
-  return { removals, puts: [] };
+  return { removals: deletionOps(old, key, parentKeyOf(key), parseDn(old.dn)[0]!, indexed), puts: [] };
 }
 
 /** One LevelDB batch for a PostgreSQL transaction's entries: every removal, then every put. */

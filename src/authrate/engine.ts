@@ -8,6 +8,7 @@
  * operation. With -M each worker is paced and a response time runs from the operation's intended
  * start, so a slow server cannot hide its queueing (no coordinated omission).
  */
+import { setMaxListeners } from 'node:events';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { LoadConfig } from './options.js';
 import { LdapConnection, CONNECT_ERROR, ConnectionError } from './connection.js';
@@ -61,6 +62,9 @@ interface Control {
   readonly connections: Set<LdapConnection>;
   counting: boolean;
 }
+
+/** Listeners on the stop signal besides the workers' pauses (drive's stop and end time, with room to spare). */
+const RUN_LISTENERS = 8;
 
 const running = (control: Control): boolean => !control.abort.signal.aborted;
 
@@ -246,5 +250,7 @@ export function startLoad(config: LoadConfig, workload: WorkloadFactory, listene
   const control: Control = {
     config, workload, stats: new Stats(), abort: new AbortController(), connections: new Set(), counting: false,
   };
+  // Each worker waits on the signal at most once at a time (a paced pause), the run itself a few times more.
+  setMaxListeners(config.connections + RUN_LISTENERS, control.abort.signal);
   return { stop: () => control.abort.abort(), done: drive(control, listener) };
 }

@@ -151,6 +151,13 @@ describe('authrate', () => {
     assert.ok(average > 120 && average < 260, `-M 200 gave ${average} ops/s`);
   });
 
+  test('-M with many connections writes nothing to stderr (no MaxListenersExceededWarning from the paced waits)', async () => {
+    const result = await run(process.execPath, args(server.port, '-c', '32', '-f', '-M', '300', '-d', '1', '--json'));
+    assert.equal(result.code, 0, result.stderr);
+    assert.equal(result.stderr, '');
+    assert.ok((JSON.parse(result.stdout) as Summary).operations > 0, result.stdout);
+  });
+
   test('Ctrl-C stops the run and prints the final line', async () => {
     const child = spawn(process.execPath, args(server.port, '-f', '-S', '-i', '10'), { stdio: ['ignore', 'pipe', 'pipe'] });
     const stdout = collect(child.stdout);

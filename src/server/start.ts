@@ -30,6 +30,8 @@ export interface StartOptions {
   readonly dataDir: string;
   /** LevelDB block cache, MiB (the store's default when absent). */
   readonly cacheMb?: number;
+  /** Entry records kept per serving thread, MiB (the store's default when absent; 0: none). */
+  readonly entryCacheMb?: number;
   readonly config: ServerConfig;
   readonly registry: SchemeRegistry;
   readonly defaultScheme: string;
@@ -189,7 +191,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
   const writeGate = WriteGate.allocate();
   const threads = threadCount(options.threads, settings, log, options.postgres !== undefined);
   const store = await DirectoryStore.open(options.dataDir, {
-    cacheMb: options.cacheMb, log, ...(threads > 1 && { threads: { sharedLocks, writeGate, owner: mainOwner(threads) } }),
+    cacheMb: options.cacheMb, entryCacheMb: options.entryCacheMb, log, ...(threads > 1 && { threads: { sharedLocks, writeGate, owner: mainOwner(threads) } }),
   });
   let node: StoreNode | undefined;
   try {
@@ -206,7 +208,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
       log.warn({ scheme: scheme.names[0] }, `scheme unavailable, its stored values will not verify: ${scheme.unavailable}`);
     }
     const plan: ThreadPlan = {
-      seed, recipe: registryRecipe(options.registry), dataDir: options.dataDir, cacheMb: options.cacheMb, logLevel: options.logLevel,
+      seed, recipe: registryRecipe(options.registry), dataDir: options.dataDir, cacheMb: options.cacheMb, entryCacheMb: options.entryCacheMb, logLevel: options.logLevel,
       sharedLocks, writeGate, counters: newCounters(), addressCounts: AddressCounts.allocate(options.config.limits.maxConnections),
     };
     const serving = threads > 1 ? await serveOnThreads(plan, threads, log, stream) : await serveHere(plan, store, options.registry, log);

@@ -1,4 +1,4 @@
-export { DirectoryStore, STORE_FORMAT, APPLY_WAIT_BUCKETS, type RecordStats, type SharedFailures, DEFAULT_CACHE_MB, type Scope, type IndexHint, type OpenOptions, type AddOptions } from './store.js';
+export { DirectoryStore, STORE_FORMAT, APPLY_WAIT_BUCKETS, type RecordStats, type SharedFailures, DEFAULT_CACHE_MB, DEFAULT_ENTRY_CACHE_MB, type Scope, type IndexHint, type OpenOptions, type AddOptions } from './store.js';
 export { BulkLoader, type BulkTarget } from './bulk.js';
 export { planBulkEntry, type BulkPlan, type PlanContext } from './bulk-plan.js';
 export { put, type BatchOp } from './store.js';

@@ -10,6 +10,7 @@ export interface ThreadPlan {
   readonly recipe: RegistryRecipe;
   readonly dataDir: string;
   readonly cacheMb?: number;
+  readonly entryCacheMb?: number;
   readonly logLevel: string;
   /** SharedSlots' buffer: entry locks over all threads. */
   readonly sharedLocks: SharedArrayBuffer;

@@ -1,0 +1,141 @@
+/**
+ * Caches of what the database answered, kept per thread only while no write has finished: the
+ * write gate's count of settled writes (shared by every thread, write-gate.ts) is checked on each
+ * use and any change empties the cache. A write that lands while an answer is being read moves
+ * the count after the read began, so that answer is never kept. Past the capacity the oldest
+ * answers go first (kept first, not used last: a hit costs one Map read).
+ *
+ * Two are kept (store.ts): recent answers of the equality index, the dnKeys under one
+ * attribute's value, so that a repeated `(uid=user.N)` reads no index keys (a LevelDB iterator
+ * costs a trip to the thread pool); and recent entry records, so that the entry a search or a bind
+ * reads again is one Map read instead of a LevelDB read (a few µs each, twice per search: the base
+ * and the entry).
+ */
+
+/** Equality answers kept per thread (about 200 bytes each for a one-entry answer). */
+export const EQUALITY_CACHE_ANSWERS = 16_384;
+/** The most keys one kept answer holds (a unique attribute has one; objectClass=person has them all). */
+export const EQUALITY_CACHE_KEYS = 16;
+/** What a kept record costs beyond its bytes (the Buffer object, the key, the Map's slot). */
+const RECORD_OVERHEAD = 160;
+/** Record lookups over which the record cache judges its hit rate. */
+export const RECORD_WINDOW = 4096;
+/** A full record cache answering fewer lookups than this of a window stops keeping new records... */
+export const RECORD_MIN_HIT_RATE = 0.25;
+/** ...for this many windows, then keeps them for one window and judges again. */
+export const RECORD_PAUSE_WINDOWS = 15;
+
+export class StampedCache<V> {
+  private readonly kept = new Map<string, V>();
+  private stamp: number;
+  private used = 0;
+
+  /** `settled`: the count of writes finished so far (WriteGate.settled); `cost`: what one value takes of `capacity`. */
+  constructor(private readonly settled: () => number, private readonly capacity: number, private readonly cost: (value: V) => number = () => 1) {
+    this.stamp = settled();
+  }
+
+  /** The count to give `keep` with an answer about to be read. */
+  begin(): number {
+    return this.settled();
+  }
+
+  /** Whether the kept values fill at least nine tenths of the capacity. */
+  protected get full(): boolean {
+    return this.used >= this.capacity * 0.9;
+  }
+
+  /** The kept answer for this key, if no write has finished since it was read. */
+  get(key: string): V | undefined {
+    this.expire();
+    return this.kept.get(key);
+  }
+
+  /** Keeps a complete answer, read after `begin()` returned `stamp`, unless a write finished since. */
+  keep(key: string, value: V, stamp: number): void {
+    this.expire();
+    const cost = this.cost(value);
+    if (stamp !== this.stamp || cost > this.capacity) return;
+    this.drop(key);
+    while (this.used + cost > this.capacity) this.drop(this.kept.keys().next().value!);
+    this.kept.set(key, value);
+    this.used += cost;
+  }
+
+  private drop(key: string): void {
+    const value = this.kept.get(key);
+    if (value === undefined) return;
+    this.kept.delete(key);
+    this.used -= this.cost(value);
+  }
+
+  /** Lets every kept value go. */
+  protected empty(): void {
+    this.kept.clear();
+    this.used = 0;
+  }
+
+  private expire(): void {
+    const now = this.settled();
+    if (now === this.stamp) return;
+    this.empty();
+    this.stamp = now;
+  }
+}
+
+/** Equality answers: at most EQUALITY_CACHE_ANSWERS, none of more than EQUALITY_CACHE_KEYS keys. */
+export class EqualityCache extends StampedCache<readonly string[]> {
+  constructor(settled: () => number, capacity = EQUALITY_CACHE_ANSWERS) {
+    super(settled, capacity);
+  }
+
+  override keep(start: string, keys: readonly string[], stamp: number): void {
+    if (keys.length <= EQUALITY_CACHE_KEYS) super.keep(start, keys, stamp);
+  }
+}
+
+/**
+ * Entry records by dnKey: at most `capacity` bytes of them (store.ts: `--entry-cache-mb`; a
+ * make-ldif user's record is about 1 KB). When the records read are many more than it holds
+ * (100,000 users binding at random through 8 MiB), each new record would push out one that is
+ * rarely read again, and every record kept lives long enough for V8 to move it to the old
+ * generation: memory and work for the collector, and little gained. So a full cache that answered
+ * less than RECORD_MIN_HIT_RATE of a window's lookups lets its records go and keeps none for
+ * RECORD_PAUSE_WINDOWS windows, then tries again for one.
+ */
+export class RecordCache extends StampedCache<Buffer> {
+  private lookups = 0;
+  private hits = 0;
+  private paused = 0;
+
+  constructor(settled: () => number, capacity: number) {
+    super(settled, capacity, (record) => record.length + RECORD_OVERHEAD);
+  }
+
+  override get(key: string): Buffer | undefined {
+    const record = super.get(key);
+    this.lookups += 1;
+    if (record !== undefined) this.hits += 1;
+    if (this.lookups === RECORD_WINDOW) this.judge();
+    return record;
+  }
+
+  override keep(key: string, record: Buffer, stamp: number): void {
+    if (this.paused === 0) super.keep(key, record, stamp);
+  }
+
+  /** Whether new records are being kept (for tests and monitoring). */
+  get keeping(): boolean {
+    return this.paused === 0;
+  }
+
+  private judge(): void {
+    if (this.paused > 0) this.paused -= 1;
+    else if (this.full && this.hits < RECORD_WINDOW * RECORD_MIN_HIT_RATE) {
+      this.paused = RECORD_PAUSE_WINDOWS;
+      this.empty();
+    }
+    this.lookups = 0;
+    this.hits = 0;
+  }
+}

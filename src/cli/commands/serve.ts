@@ -43,7 +43,7 @@ function builder(yargs: Argv): Argv<ServeArgs> {
     .option('anonymous-read', { type: 'boolean', default: true, describe: 'let anonymous clients read entries (--no-anonymous-read: bind only)' })
     .option('memberof-nested', { type: 'boolean', default: false, describe: 'memberOf lists the groups reached through nested groups too, and (memberOf=G) matches their members' })
     .option('cache-mb', { type: 'number', default: DEFAULT_CACHE_MB, requiresArg: true, describe: 'LevelDB block cache in MiB (part of resident memory)' })
-    .option('entry-cache-mb', { type: 'number', default: DEFAULT_ENTRY_CACHE_MB, requiresArg: true, describe: 'entry records each serving thread keeps in MiB while no write lands (part of resident memory; 0: none)' })
+    .option('entry-cache-mb', { type: 'number', default: DEFAULT_ENTRY_CACHE_MB, requiresArg: true, describe: 'entry records each serving thread keeps in MiB while no write lands, when all of them fit (part of resident memory; 0: none)' })
     .option('threads', { type: 'number', requiresArg: true, describe: `event loops serving connections, worker threads sharing the port and database (default: one per core, at most ${DEFAULT_THREADS_MAX}; one with lockout on)` })
     .option('log-level', { type: 'string', default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], describe: 'log level (access log at info)' }) as Argv<ServeArgs>;
 }

@@ -63,13 +63,13 @@ describe('RecordCache', () => {
     assert.equal(cache.get('c'), undefined, 'a write finished: every record goes');
   });
 
-  test('a full cache that rarely answers stops keeping new records for a while, then tries again; one that answers keeps on', () => {
+  test('a cache pushing out many records lets them go and keeps none for a while, then tries again; one whose records fit keeps on', () => {
     const cache = new RecordCache(() => 0, 10 * (100 + 160));
     const read = (key: string) => {
       if (cache.get(key) === undefined) cache.keep(key, Buffer.alloc(100), cache.begin());
     };
     for (let i = 0; i < RECORD_WINDOW; i += 1) read(`k${i % 1000}`); // 1,000 keys through room for 10
-    assert.equal(cache.keeping, false, 'a window of misses in a full cache: paused');
+    assert.equal(cache.keeping, false, 'a window of evictions: paused');
     assert.equal(cache.get('k94'), undefined, 'and its records let go (k94 was among the last ten kept)');
     for (let i = 1; i < RECORD_WINDOW * RECORD_PAUSE_WINDOWS; i += 1) read(`new${i}`);
     assert.equal(cache.keeping, true, 'after the pause it keeps new records again');
@@ -150,7 +150,7 @@ describe('DirectoryStore: equality lookups through the cache', () => {
 });
 
 describe('entryCacheBytes: the entry cache only for a directory it can hold', () => {
-  test('3 MiB of entry records on disk: a 1 MiB cache is not made, an 8 MiB one is', async () => {
+  test('3 MiB of entry records on disk (random, so not compressed): a 4 MiB cache is not made, a 16 MiB one is', async () => {
     const dir = await tempDir();
     const db = new Level<string, Buffer>(dir.path, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
     try {
@@ -159,8 +159,8 @@ describe('entryCacheBytes: the entry cache only for a directory it can hold', ()
       for (let n = 0; n < 3072; n += 1) batch.put(`${ENTRY_KEYS.gte}${String(n).padStart(6, '0')}`, randomBytes(1024));
       await batch.write();
       await (db as unknown as { compactRange(start: string, end: string): Promise<void> }).compactRange(ENTRY_KEYS.gte, ENTRY_KEYS.lt);
-      assert.equal(await entryCacheBytes(db, 1), 0);
-      assert.equal(await entryCacheBytes(db, 8), 8 * 2 ** 20);
+      assert.equal(await entryCacheBytes(db, 4), 0);
+      assert.equal(await entryCacheBytes(db, 16), 16 * 2 ** 20);
       assert.equal(await entryCacheBytes(db, 0), 0);
     } finally {
       await db.close();

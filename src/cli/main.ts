@@ -1,5 +1,5 @@
 /** The `leveldap` command line: one yargs command module per command in ./commands. */
-import yargs from 'yargs';
+import yargs, { type Arguments, type Argv } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { SchemeError } from '../password/index.js';
 import { DirectoryError, StoreError } from '../store/index.js';
@@ -38,10 +38,25 @@ function exitQuietlyOnClosedPipe(): void {
   });
 }
 
+/**
+ * An option given twice takes its last value, as in most command-line tools (yargs makes a list
+ * of it, which `serve --log-level` handed to the logger as "warn,warn"); the repeatable options,
+ * typed as arrays, keep every value.
+ */
+function lastValueWins(argv: Arguments, parser: Argv): void {
+  // getOptions (the current command's declared options) is yargs's, missing from its typings
+  const repeatable = new Set((parser as unknown as { getOptions(): { array: string[] } }).getOptions().array);
+  for (const [key, value] of Object.entries(argv)) {
+    if (Array.isArray(value) && key !== '_' && !repeatable.has(key)) argv[key] = value.at(-1);
+  }
+}
+
 export async function main(argv: string[]): Promise<void> {
   exitQuietlyOnClosedPipe();
-  await yargs(hideBin(argv))
+  const parser = yargs(hideBin(argv));
+  await parser
     .scriptName('leveldap')
+    .middleware((args) => lastValueWins(args, parser), true)
     .command(serveCommand)
     .command(encodePasswordCommand)
     .command(schemesCommand)

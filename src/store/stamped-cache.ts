@@ -18,7 +18,7 @@ export const EQUALITY_CACHE_ANSWERS = 16_384;
 export const EQUALITY_CACHE_KEYS = 16;
 /** What a kept record costs beyond its bytes (the Buffer object, the key, the Map's slot). */
 const RECORD_OVERHEAD = 160;
-/** Record lookups over which the record cache judges its hit rate. */
+/** Record lookups over which the record cache counts the records it pushed out. */
 export const RECORD_WINDOW = 4096;
 /** A record cache that pushed out more records than this share of a window's lookups lets them go and keeps none... */
 export const RECORD_MAX_EVICTION_RATE = 1 / 16;
@@ -100,7 +100,7 @@ export class EqualityCache extends StampedCache<readonly string[]> {
  * when they do not (10,000 users binding at random through 8 MiB), each new record pushes out
  * one that will be read again, and every record kept lives long enough for V8 to move it to the
  * old generation, where it soon dies: work for the collector that cost more than the reads saved
- * (binds 12% slower, measured). So a cache that pushed out more than RECORD_MAX_EVICTION_RATE of
+ * (binds 0.88-0.89x as fast, measured). So a cache that pushed out more than RECORD_MAX_EVICTION_RATE of
  * a window's lookups lets its records go and keeps none for RECORD_PAUSE_WINDOWS windows, then
  * tries again for one.
  */

@@ -291,8 +291,8 @@ export class DirectoryStore {
   staleRetries = 0;
   /** Recent equality lookups, kept while no write finishes (this thread's). */
   private readonly equalityCache: EqualityCache;
-  /** Recent entry records, kept while no write finishes (this thread's). */
-  private readonly recordCache: RecordCache;
+  /** Recent entry records, kept while no write finishes (this thread's); none when the directory does not fit (entryCacheBytes). */
+  private readonly recordCache: RecordCache | undefined;
 
   private constructor(private readonly db: Db, readonly dir: string, readonly indexed: ReadonlySet<string>, options: OpenOptions, entryCacheBytes: number) {
     const { threads } = options;
@@ -301,7 +301,7 @@ export class DirectoryStore {
     this.recovery = new WriteRecovery(db as unknown as RecoveryDb, dir, this.gate, options.log);
     this.memberships = new Memberships(db);
     this.equalityCache = new EqualityCache(() => this.gate.settled);
-    this.recordCache = new RecordCache(() => this.gate.settled, entryCacheBytes);
+    this.recordCache = entryCacheBytes > 0 ? new RecordCache(() => this.gate.settled, entryCacheBytes) : undefined;
   }
 
   /** Opens (or creates) the database in `dir`; refuses unknown formats and databases in use. */
@@ -389,10 +389,7 @@ export class DirectoryStore {
    * a hop through the thread pool costs. For the hottest path (bind).
    */
   getSync(dn: Dn): Entry | undefined {
-    const record = this.recordSync(dnKey(dn));
-    if (record === undefined) return undefined;
-    this.stats.entriesRead += 1;
-    return decodeEntry(record);
+    return this.getByKeySync(dnKey(dn));
   }
 
   /**
@@ -427,14 +424,16 @@ export class DirectoryStore {
    * write has finished since it was read (stamped-cache.ts), else from LevelDB (and kept).
    */
   private recordSync(key: string): Buffer | undefined {
-    const kept = this.recordCache.get(key);
+    const cache = this.recordCache;
+    if (cache === undefined) return this.db.getSync(entryKey(key));
+    const kept = cache.get(key);
     if (kept !== undefined) {
       this.stats.recordCacheHits += 1;
       return kept;
     }
-    const stamp = this.recordCache.begin();
+    const stamp = cache.begin();
     const record = this.db.getSync(entryKey(key));
-    if (record !== undefined) this.recordCache.keep(key, record, stamp);
+    if (record !== undefined) cache.keep(key, record, stamp);
     return record;
   }
 

@@ -1,6 +1,9 @@
 /**
  * Search filters (RFC 4511 4.5.1) from BER. Nesting depth and the number of elements are
- * capped, so a hostile filter can neither exhaust the stack nor build a huge tree.
+ * capped, so a hostile filter can neither exhaust the stack nor build a huge tree. A caller that
+ * will refuse a filter past some size (the server's caps on filter terms) can ask for only its
+ * first terms: the rest is stepped over and counted, not built (a 9,999-term filter then costs
+ * its refusal what a few hundred terms cost, not 4 ms of decoding and megabytes of garbage).
  */
 import type { Filter } from './filter.js';
 import { ProtocolError } from './errors.js';
@@ -24,6 +27,9 @@ const FilterTag = {
   Extensible: 0xa9,
 } as const;
 
+const ASSERTION_TAGS: ReadonlySet<number> = new Set([FilterTag.Equality, FilterTag.Substrings, FilterTag.GreaterOrEqual,
+  FilterTag.LessOrEqual, FilterTag.Present, FilterTag.Approx, FilterTag.Extensible]);
+
 const SubstringTag = {
   Initial: 0x80,
   Any: 0x81,
@@ -40,20 +46,46 @@ const ExtensibleTag = {
 const OCTET_STRING = 0x04;
 const SEQUENCE = 0x30;
 
-/** Counts the elements of one filter. */
+/** Counts the elements of one filter; past `keep` of them the rest are counted, not built. */
 interface Budget {
   elements: number;
+  readonly keep: number;
+  /** Was any filter stepped over? */
+  skipped?: boolean;
+}
+
+/** A filter decoded up to a number of terms: `terms` counts them all; `cut`: only the first were kept. */
+export interface KeptFilter {
+  readonly filter: Filter;
+  readonly terms: number;
+  readonly cut: boolean;
 }
 
 type AssertionType = 'equality' | 'greaterOrEqual' | 'lessOrEqual' | 'approx';
 
 export function decodeFilter(input: BerInput): Filter {
-  return decodeAt(input, 0, { elements: 0 });
+  return decodeAt(input, 0, { elements: 0, keep: MAX_FILTER_ELEMENTS });
+}
+
+/**
+ * The filter with at most about `keep` of its terms built: an and/or stops taking filters once
+ * that many were decoded, and the others are only counted (and checked against the depth and
+ * element caps). A cut filter is a prefix of the one sent, to be refused, never evaluated.
+ */
+export function decodeFilterKept(input: BerInput, keep: number): KeptFilter {
+  const budget = { elements: 0, keep, skipped: false };
+  const filter = decodeAt(input, 0, budget);
+  return { filter, terms: budget.elements, cut: budget.skipped };
+}
+
+/** Counts one more element at `depth`, within the caps. */
+function count(depth: number, budget: Budget): void {
+  if (depth > MAX_FILTER_DEPTH) throw new ProtocolError(`filter nested deeper than ${MAX_FILTER_DEPTH}`);
+  if (++budget.elements > MAX_FILTER_ELEMENTS) throw new ProtocolError(`filter has more than ${MAX_FILTER_ELEMENTS} elements`);
 }
 
 function decodeAt(input: BerInput, depth: number, budget: Budget): Filter {
-  if (depth > MAX_FILTER_DEPTH) throw new ProtocolError(`filter nested deeper than ${MAX_FILTER_DEPTH}`);
-  if (++budget.elements > MAX_FILTER_ELEMENTS) throw new ProtocolError(`filter has more than ${MAX_FILTER_ELEMENTS} elements`);
+  count(depth, budget);
   const tag = input.peek();
   switch (tag) {
     case FilterTag.And:
@@ -88,7 +120,34 @@ function decodeAt(input: BerInput, depth: number, budget: Budget): Filter {
  * false `(|)`.
  */
 function decodeSet(input: BerInput, tag: number, what: string, depth: number, budget: Budget): Filter[] {
-  return input.list(tag, what, () => decodeAt(input, depth + 1, budget));
+  const outer = input.enter(tag, what);
+  const filters: Filter[] = [];
+  while (input.peek() !== undefined) {
+    if (budget.elements < budget.keep) filters.push(decodeAt(input, depth + 1, budget));
+    else skipAt(input, depth + 1, budget);
+  }
+  input.leave(outer, what);
+  return filters;
+}
+
+/** Steps over one filter, counting its elements (an assertion's content is not read). */
+function skipAt(input: BerInput, depth: number, budget: Budget): void {
+  count(depth, budget);
+  budget.skipped = true;
+  const tag = input.peek();
+  if (tag === FilterTag.And || tag === FilterTag.Or) {
+    const outer = input.enter(tag, 'filter');
+    while (input.peek() !== undefined) skipAt(input, depth + 1, budget);
+    input.leave(outer, 'filter');
+  } else if (tag === FilterTag.Not) {
+    const outer = input.enter(tag, 'not filter');
+    skipAt(input, depth + 1, budget);
+    input.leave(outer, 'not filter');
+  } else if (tag !== undefined && ASSERTION_TAGS.has(tag)) {
+    input.skip(tag, 'filter');
+  } else {
+    throw new ProtocolError(tag === undefined ? 'filter: missing' : `filter: unknown choice 0x${hex(tag)}`);
+  }
 }
 
 function decodeNot(input: BerInput, depth: number, budget: Budget): Filter {

@@ -4,7 +4,7 @@
  * ProtocolError, with the message ID when it was readable.
  */
 import type { BindAuthentication, Change, Control, Request, Scope } from './types.js';
-import { decodeFilter } from './decode-filter.js';
+import { decodeFilterKept, MAX_FILTER_ELEMENTS } from './decode-filter.js';
 import { ProtocolError } from './errors.js';
 import { asProtocolError, BerInput, hex } from './reader.js';
 import { elementEnd, found, integerAt, utf8At } from './tlv.js';
@@ -35,7 +35,13 @@ const SCOPES: readonly Scope[] = ['base', 'one', 'sub', 'children'];
 const CHANGE_OPS: readonly Change['op'][] = ['add', 'delete', 'replace', 'increment'];
 const MAX_DEREF_ALIASES = 3;
 
-const OPERATIONS = new Map<number, (input: BerInput) => Operation>([
+/** How a request is decoded. */
+export interface DecodeOptions {
+  /** A search's filter is built up to about this many terms, the rest only counted (SearchRequest.filterCut). */
+  readonly keepFilterTerms?: number;
+}
+
+const OPERATIONS = new Map<number, (input: BerInput, options: DecodeOptions) => Operation>([
   [RequestOp.bind, decodeBind],
   [RequestOp.unbind, decodeUnbind],
   [RequestOp.search, decodeSearch],
@@ -53,9 +59,9 @@ const OPERATIONS = new Map<number, (input: BerInput) => Operation>([
  * without controls by the fast path, everything else (and anything the fast path does not
  * recognise) by {@link decodeRequestFully}.
  */
-export function decodeRequest(frame: Buffer): Request {
+export function decodeRequest(frame: Buffer, options: DecodeOptions = {}): Request {
   const bind = decodeSimpleBind(frame);
-  if (bind === undefined) return decodeRequestFully(frame);
+  if (bind === undefined) return decodeRequestFully(frame, options);
   const { messageId, version, name, password } = bind;
   return { messageId, controls: NO_CONTROLS, kind: 'bind', version, name, authentication: { method: 'simple', password } };
 }
@@ -97,13 +103,13 @@ function peekWithReader(frame: Buffer): RequestHead {
 }
 
 /** Decodes any request with the general decoder (the tests compare it with the fast path). */
-export function decodeRequestFully(frame: Buffer): Request {
+export function decodeRequestFully(frame: Buffer, options: DecodeOptions = {}): Request {
   let messageId: number | undefined;
   try {
     const input = new BerInput(frame);
     const outer = input.enter(Tag.Sequence, 'LDAPMessage');
     messageId = input.count(Tag.Integer, 'messageID');
-    const operation = decodeOperation(input);
+    const operation = decodeOperation(input, options);
     const controls = input.peek() === Tag.Controls ? decodeControls(input) : NO_CONTROLS;
     input.leave(outer, 'LDAPMessage');
     input.finish('LDAPMessage');
@@ -113,12 +119,12 @@ export function decodeRequestFully(frame: Buffer): Request {
   }
 }
 
-function decodeOperation(input: BerInput): Operation {
+function decodeOperation(input: BerInput, options: DecodeOptions): Operation {
   const tag = input.peek();
   if (tag === undefined) throw new ProtocolError('protocolOp: missing');
   const decode = OPERATIONS.get(tag);
   if (decode === undefined) throw new ProtocolError(`protocolOp: unknown or not a request, tag 0x${hex(tag)}`);
-  return decode(input);
+  return decode(input, options);
 }
 
 function decodeBind(input: BerInput): Operation {
@@ -152,7 +158,7 @@ function decodeUnbind(input: BerInput): Operation {
   return { kind: 'unbind' };
 }
 
-function decodeSearch(input: BerInput): Operation {
+function decodeSearch(input: BerInput, options: DecodeOptions): Operation {
   const outer = input.enter(RequestOp.search, 'SearchRequest');
   const base = input.string(Tag.OctetString, 'search baseObject');
   const scope = decodeScope(input);
@@ -161,10 +167,10 @@ function decodeSearch(input: BerInput): Operation {
   const sizeLimit = input.count(Tag.Integer, 'search sizeLimit');
   const timeLimit = input.count(Tag.Integer, 'search timeLimit');
   const typesOnly = input.boolean(Tag.Boolean, 'search typesOnly');
-  const filter = decodeFilter(input);
+  const { filter, terms, cut } = decodeFilterKept(input, options.keepFilterTerms ?? MAX_FILTER_ELEMENTS);
   const attributes = decodeStrings(input, Tag.Sequence, 'search attributes');
   input.leave(outer, 'SearchRequest');
-  return { kind: 'search', base, scope, derefAliases, sizeLimit, timeLimit, typesOnly, filter, attributes };
+  return { kind: 'search', base, scope, derefAliases, sizeLimit, timeLimit, typesOnly, filter, attributes, ...(cut && { filterCut: terms }) };
 }
 
 function decodeScope(input: BerInput): Scope {

@@ -2,7 +2,7 @@
 export type { BindAuthentication, Change, Control, Request, Result, Scope } from './types.js';
 export { FrameError, ProtocolError, type FrameErrorKind } from './errors.js';
 export { DEFAULT_MAX_FRAME_BYTES, FrameReader, type FrameReaderOptions } from './framing.js';
-export { decodeRequest, decodeRequestFully, decodeSimpleBind, peekRequest, RequestOp, type RequestHead, type SimpleBind } from './decode.js';
+export { decodeRequest, decodeRequestFully, decodeSimpleBind, peekRequest, RequestOp, type DecodeOptions, type RequestHead, type SimpleBind } from './decode.js';
 export { MAX_FILTER_DEPTH, MAX_FILTER_ELEMENTS } from './decode-filter.js';
 export {
   encodeBindResponse,

@@ -60,6 +60,13 @@ export class BerInput {
     }
   }
 
+  /** Steps over the next element, primitive or constructed, without reading its content. */
+  skip(tag: number, what: string): void {
+    this.#expect(tag, what);
+    if (this.#reader.readSequence(tag) === null) throw new ProtocolError(`${what}: truncated`);
+    this.#reader.setOffset(this.#contentEnd(what));
+  }
+
   /** The content octets of the next (primitive) element: a view, not a copy. */
   octets(tag: number, what: string): Buffer {
     this.#expect(tag, what);

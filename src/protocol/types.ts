@@ -41,6 +41,12 @@ export interface SearchRequest extends RequestBase {
   readonly typesOnly: boolean;
   readonly filter: Filter;
   readonly attributes: readonly string[];
+  /**
+   * Set when the filter had more terms than the decoder was asked to keep
+   * (DecodeOptions.keepFilterTerms): the number of terms sent. `filter` then holds only the
+   * first of them, and the search is to be refused, never run.
+   */
+  readonly filterCut?: number;
 }
 export interface CompareRequest extends RequestBase { readonly kind: 'compare'; readonly dn: string; readonly attribute: string; readonly value: Buffer }
 export interface AbandonRequest extends RequestBase { readonly kind: 'abandon'; readonly abandonId: number }

@@ -94,6 +94,23 @@ describe('leveldap serve: costly filters with the default limits', () => {
     assert.equal((await searchCode(costly(300), USER)).code, 0);
     assert.equal((await searchCode(costly(5000), USER)).code, 11);
   });
+
+  test('a search sent right behind a bind, without waiting for it, gets the cap of who the bind made the client', async () => {
+    const connection = await RawConnection.open(server.port);
+    try {
+      connection.write(Buffer.concat([bindRequest(1, USER, 'password'), searchRequest(2, PEOPLE, { filter: costly(300) })]));
+      assert.equal((await answer(connection, 1))?.code, 0);
+      const response = await answer(connection, 2, 30_000);
+      assert.equal(response?.code, 0, response?.message);
+    } finally {
+      connection.destroy();
+    }
+  });
+
+  test('the refusal says how many terms were sent, though the server decoded only the first', async () => {
+    const result = await searchCode(costly(9999));
+    assert.equal(result.message, 'filter too large: 10000 terms; anonymous clients may send at most 256 (--max-filter-terms-anonymous)');
+  });
 });
 
 describe('leveldap serve: the cost budget of a search (--max-search-cost)', () => {

@@ -61,11 +61,36 @@ function extensible(filter: Extract<Filter, { type: 'extensible' }>): string {
   return `(${attribute}${dn}${rule}:=${escapeFilterValue(filter.value)})`;
 }
 
-export function filterToString(filter: Filter): string {
+/** filterToString's options: a longer text is cut (ending in "..."); `leaf` rewrites each assertion before it is printed (the access log masks passwords). */
+export interface FilterTextOptions {
+  readonly maxLength?: number;
+  readonly leaf?: (filter: Filter) => Filter;
+}
+
+/** The text built so far, which stops taking parts once it is longer than its limit. */
+class BoundedText {
+  private readonly parts: string[] = [];
+  private length = 0;
+
+  constructor(private readonly limit: number) {}
+
+  /** Adds `part`; false once the text is over the limit (the caller stops walking the filter). */
+  add(part: string): boolean {
+    this.parts.push(part);
+    this.length += part.length;
+    return this.length <= this.limit;
+  }
+
+  toString(): string {
+    const text = this.parts.join('');
+    return text.length > this.limit ? `${text.slice(0, this.limit)}...` : text;
+  }
+}
+
+const same = (filter: Filter): Filter => filter;
+
+function assertion(filter: Filter): string {
   switch (filter.type) {
-    case 'and': return `(&${filter.filters.map(filterToString).join('')})`;
-    case 'or': return `(|${filter.filters.map(filterToString).join('')})`;
-    case 'not': return `(!${filterToString(filter.filter)})`;
     case 'equality': return item(filter.attribute, '=', filter.value);
     case 'approx': return item(filter.attribute, '~=', filter.value);
     case 'greaterOrEqual': return item(filter.attribute, '>=', filter.value);
@@ -73,5 +98,29 @@ export function filterToString(filter: Filter): string {
     case 'present': return `(${name(filter.attribute)}=*)`;
     case 'substrings': return substrings(filter);
     case 'extensible': return extensible(filter);
+    default: throw new TypeError(`not an assertion: ${filter.type}`);
   }
+}
+
+/** Writes `filter` to `out`, stopping as soon as `out` is full (false). */
+function write(filter: Filter, out: BoundedText, leaf: (filter: Filter) => Filter): boolean {
+  switch (filter.type) {
+    case 'and': case 'or': {
+      if (!out.add(filter.type === 'and' ? '(&' : '(|')) return false;
+      for (const each of filter.filters) if (!write(each, out, leaf)) return false;
+      return out.add(')');
+    }
+    case 'not': return out.add('(!') && write(filter.filter, out, leaf) && out.add(')');
+    default: return out.add(assertion(leaf(filter)));
+  }
+}
+
+/**
+ * The filter's text; with `maxLength`, only as much of the filter is read as the cut text
+ * needs (a 10,000-term filter's log line costs what its first 512 characters cost).
+ */
+export function filterToString(filter: Filter, options: FilterTextOptions = {}): string {
+  const out = new BoundedText(options.maxLength ?? Infinity);
+  write(filter, out, options.leaf ?? same);
+  return out.toString();
 }

@@ -19,6 +19,7 @@ import { pagingOf, pagedReply, type Paging } from './search-paging.js';
 import type { Matched } from '../net/paged-searches.js';
 import { rootDse } from './root-dse.js';
 import { subschema } from './subschema.js';
+import { oversizedFilter } from './filter-cap.js';
 import { inMonitor, monitor } from './monitor.js';
 import { memberOfValues } from '../member-of.js';
 import { assertionOf, requireAssertion } from '../assertion.js';
@@ -59,18 +60,6 @@ interface Walk {
 interface Progress {
   cost: number;
   sliceStart: number;
-}
-
-/** adminLimitExceeded (11) for a filter larger than the requester may send (the admin has no cap). */
-function oversizedFilter(request: SearchRequest, context: OperationContext): Reply | undefined {
-  const { session, server: { config: { limits } } } = context;
-  if (session.isAdmin) return undefined;
-  const [cap, flag, who] = session.anonymous
-    ? [limits.maxFilterTermsAnonymous, '--max-filter-terms-anonymous', 'anonymous clients']
-    : [limits.maxFilterTerms, '--max-filter-terms', 'users'];
-  const terms = filterTerms(request.filter);
-  if (cap === 0 || terms <= cap) return undefined;
-  return { code: ResultCode.adminLimitExceeded, message: `filter too large: ${terms} terms; ${who} may send at most ${cap} (${flag})` };
 }
 
 /**
@@ -154,7 +143,7 @@ async function walkEntries(walk: Walk, source: AsyncGenerator<Entry>, paging: Pa
 
 export async function search(request: SearchRequest, context: OperationContext): Promise<Reply> {
   const { server, session } = context;
-  const refusal = oversizedFilter(request, context);
+  const refusal = oversizedFilter(request, session, server.config.limits);
   if (refusal) return refusal;
   if (request.base === '' && request.scope === 'base') return rootDse(request, context);
   const monitorBase = monitorKeyOf(request.base);

@@ -25,14 +25,12 @@ const LOGGED_CONTROLS = 16;
 const isPassword = (attribute: string | undefined): boolean => attribute === undefined || typeKey(attribute) === 'userpassword';
 
 /**
- * The filter with every value that could be a password replaced by ***: userPassword under any
- * name, alias, OID or option, and extensible matches that name no attribute.
+ * An assertion with every value that could be a password replaced by ***: userPassword under
+ * any name, alias, OID or option, and extensible matches that name no attribute.
  */
-function maskPasswords(filter: Filter): Filter {
+function maskPassword(filter: Filter): Filter {
   switch (filter.type) {
-    case 'and': case 'or': return { ...filter, filters: filter.filters.map(maskPasswords) };
-    case 'not': return { ...filter, filter: maskPasswords(filter.filter) };
-    case 'present': return filter;
+    case 'and': case 'or': case 'not': case 'present': return filter;
     case 'substrings':
       return isPassword(filter.attribute) ? { type: 'substrings', attribute: filter.attribute, initial: MASK, any: [] } : filter;
     default:
@@ -47,9 +45,15 @@ function firstOf<T>(items: readonly T[], most: number): (T | string)[] {
   return items.length > most ? [...items.slice(0, most), `+${items.length - most} more`] : [...items];
 }
 
+/** The filter's text, cut after LOGGED_LENGTH characters; a filter the decoder cut (too large, refused) ends in "..." too. */
+function filterText(request: SearchRequest): string {
+  const text = filterToString(request.filter, { maxLength: LOGGED_LENGTH, leaf: maskPassword });
+  return request.filterCut === undefined || text.length > LOGGED_LENGTH ? text : `${text}...`;
+}
+
 function searchDetails(request: SearchRequest): Record<string, unknown> {
   return {
-    base: cut(request.base), scope: request.scope, filter: cut(filterToString(maskPasswords(request.filter))),
+    base: cut(request.base), scope: request.scope, filter: filterText(request),
     attrs: firstOf(request.attributes, LOGGED_ATTRIBUTES).map(cut),
   };
 }

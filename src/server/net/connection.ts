@@ -11,7 +11,7 @@
  */
 import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
-import { ResultCode, decodeRequest, encodeNoticeOfDisconnection, FrameError, FrameReader, peekRequest, ProtocolError, type RequestHead } from '../../protocol/index.js';
+import { ResultCode, decodeRequest, encodeNoticeOfDisconnection, FrameError, FrameReader, peekRequest, ProtocolError, type DecodeOptions, type RequestHead } from '../../protocol/index.js';
 import type { ExtendedRequest, Request } from '../../protocol/types.js';
 import type { OperationContext, Reply, ServerContext } from '../context.js';
 import { encodeReply, perform, type AnsweredRequest } from '../dispatch.js';
@@ -23,6 +23,7 @@ import { Session } from './session.js';
 import { PeerWatch } from './native-sys.js';
 import { weightOf } from '../threads/load.js';
 import { isStartTls, START_TLS_ACCEPTED, startTlsRefusal } from '../handlers/start-tls.js';
+import { filterCap } from '../handlers/filter-cap.js';
 import type { ConnectionRecord, MonitoredConnection } from '../monitor/connections.js';
 import { kindIndex, SLOT, type ThreadStats } from '../monitor/stats.js';
 
@@ -169,10 +170,19 @@ export class Connection implements MonitoredConnection {
     this.opsReceived += 1;
     this.activityTime = this.server.monitor.coarseNow;
     const head = this.queue.length === 0 ? undefined : peekRequest(frame);
-    if (!head || head.kind === 'unbind' || head.kind === 'abandon' || head.kind === 'extended') this.accept(decodeRequest(frame), arrived);
+    if (!head || head.kind === 'unbind' || head.kind === 'abandon' || head.kind === 'extended') this.accept(decodeRequest(frame, this.decodeOptions()), arrived);
     else this.queueFrame(head as RequestHead & { kind: AnsweredRequest['kind'] }, frame, arrived);
     return !(this.closing || this.upgrading);
   };
+
+  /**
+   * A search's filter is decoded only up to the session's cap on filter terms (filter-cap.ts):
+   * past it the search is refused anyway. Not while a bind runs: it may change who is asking.
+   */
+  private decodeOptions(): DecodeOptions {
+    const cap = this.binding ? undefined : filterCap(this.session, this.server.config.limits);
+    return cap === undefined ? {} : { keepFilterTerms: cap.terms };
+  }
 
   private onData(chunk: Buffer): void {
     try {
@@ -292,7 +302,7 @@ export class Connection implements MonitoredConnection {
   /** The request next in line, decoded; undefined (and the connection closed) if it is malformed. */
   private nextRequest(): AnsweredRequest | undefined {
     try {
-      return this.queue.next();
+      return this.queue.next(this.decodeOptions());
     } catch (error) {
       if (!(error instanceof ProtocolError)) throw error;
       this.disconnect(ResultCode.protocolError, `malformed request: ${error.message}`);

@@ -7,7 +7,7 @@
  * decoded on arrival by the connection: they act, or may start TLS, at once.) Each request keeps
  * the time it arrived, for the access log's wtime (0 when the connection does not time them).
  */
-import { decodeRequest, type RequestHead } from '../../protocol/index.js';
+import { decodeRequest, type DecodeOptions, type RequestHead } from '../../protocol/index.js';
 import type { AnsweredRequest } from '../dispatch.js';
 
 interface Waiting extends RequestHead {
@@ -48,11 +48,11 @@ export class RequestQueue {
   }
 
   /** The request next in line, decoded now if it was not (throws ProtocolError if it is malformed); undefined when none waits. */
-  next(): AnsweredRequest | undefined {
+  next(options: DecodeOptions = {}): AnsweredRequest | undefined {
     const first = this.waiting[0];
     if (!first) return undefined;
     if (!first.request) {
-      first.request = decodeRequest(first.frame!) as AnsweredRequest;
+      first.request = decodeRequest(first.frame!, options) as AnsweredRequest;
       first.frame = undefined;
     }
     return first.request;

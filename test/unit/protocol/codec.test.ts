@@ -408,6 +408,37 @@ test('filter size is capped: an OR of 20,000 terms is refused', () => {
   assertProtocolError(searchWithFilter(or), /more than 10000 elements/, 2);
 });
 
+/** A search request with `filter` (RFC 4515 text), decoded keeping at most `keep` filter terms. */
+function searchKeeping(filter: string, keep: number): Extract<Request, { kind: 'search' }> {
+  const request = decodeRequest(toBer(new messages.SearchRequest({ messageId: 4, baseObject: 'dc=x', filter: parseString(filter) })), { keepFilterTerms: keep });
+  assert.ok(request.kind === 'search');
+  return request;
+}
+
+test('keepFilterTerms: a larger filter is cut after that many terms and its terms counted (filterCut); within it nothing changes', () => {
+  const terms = Array.from({ length: 300 }, (_, i) => `(description=*q${i}*)`).join('');
+  const cut = searchKeeping(`(|${terms}(!(cn=x))(&(sn=a)(sn=b)))`, 256);
+  assert.equal(cut.filterCut, 1 + 300 + 2 + 3, 'every and/or/not and assertion sent is counted');
+  assert.ok(cut.filter.type === 'or' && cut.filter.filters.length === 255, 'the or and its first 255 terms were built');
+  const exact = searchKeeping(`(|${terms.slice(0, terms.indexOf('(description=*q255*)'))})`, 256);
+  assert.equal(exact.filterCut, undefined, '256 terms with a cap of 256: not cut');
+  assert.ok(exact.filter.type === 'or' && exact.filter.filters.length === 255);
+  assert.deepEqual(searchKeeping('(&(uid=a)(!(cn=b)))', 3).filter, searchKeeping('(&(uid=a)(!(cn=b)))', 100).filter);
+});
+
+test('keepFilterTerms: the part stepped over still keeps the caps on depth and elements, and its structure', () => {
+  const deep = Buffer.concat([Buffer.from([0xa1, 0x82, 0, 0]), Buffer.from([0x87, 0x02, 0x63, 0x6e]), nestedFilter(0xa0, MAX_FILTER_DEPTH + 1)]);
+  deep.writeUInt16BE(deep.length - 4, 2);
+  assert.throws(() => decodeRequest(searchWithFilter(deep), { keepFilterTerms: 1 }), /nested deeper/);
+  const term = Buffer.from([0x87, 0x02, 0x63, 0x6e]);
+  const many = Buffer.concat(Array.from({ length: 20_000 }, () => term));
+  const or = Buffer.concat([Buffer.from([0xa1, 0x83, many.length >> 16, (many.length >> 8) & 0xff, many.length & 0xff]), many]);
+  assert.throws(() => decodeRequest(searchWithFilter(or), { keepFilterTerms: 10 }), /more than 10000 elements/);
+  const notOfTwo = Buffer.from([0xa1, 0x0c, 0x87, 0x02, 0x63, 0x6e, 0xa2, 0x06, 0x87, 0x01, 0x61, 0x87, 0x01, 0x62]);
+  assert.throws(() => decodeRequest(searchWithFilter(notOfTwo), { keepFilterTerms: 1 }), /not filter: unexpected data/);
+  assert.throws(() => decodeRequest(searchWithFilter(Buffer.from('a1068702636eaa00', 'hex')), { keepFilterTerms: 1 }), /unknown choice 0xaa/);
+});
+
 test('filter choices: unknown tag, extensible without rule or type, empty OR', () => {
   assertProtocolError(searchWithFilter(Buffer.from('aa00', 'hex')), /unknown choice 0xaa/, 2);
   assertProtocolError(searchWithFilter(Buffer.from('a9058303616263', 'hex')), /matching rule or a type/, 2);

@@ -1,6 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, escapeFilterValue, filterToString } from '../../../../src/server/filter/index.js';
+import type { Filter } from '../../../../src/protocol/filter.js';
 
 const { and, or, not, equality, approx, greaterOrEqual, lessOrEqual, present, substrings, extensible } = build;
 
@@ -35,5 +36,34 @@ describe('filterToString (RFC 4515)', () => {
   test('odd characters in attribute descriptions and rule names cannot forge text', () => {
     assert.equal(filterToString(equality('cn)(uid=*', 'x')), '(cn\\29\\28uid\\3d\\2a=x)');
     assert.equal(filterToString(extensible('x', { rule: 'a:b' })), '(:a\\3ab:=x)');
+  });
+});
+
+describe('filterToString with maxLength', () => {
+  /** An or of `terms` substring assertions, counting how many of them were read. */
+  function countedOr(terms: number): { filter: Filter; read: () => number } {
+    let read = 0;
+    const filters = Array.from({ length: terms }, (_, i) => {
+      const leaf = substrings('description', { any: [`q${i}`] });
+      return Object.defineProperty({ ...leaf }, 'type', { get: () => { read++; return leaf.type; }, enumerable: true });
+    });
+    return { filter: or(...filters), read: () => read };
+  }
+
+  test('cuts the text after maxLength characters with "...", and reads only the part of the filter it prints', () => {
+    const { filter, read } = countedOr(9999);
+    const full = filterToString(filter);
+    const before = read();
+    const cut = filterToString(filter, { maxLength: 512 });
+    assert.equal(cut, `${full.slice(0, 512)}...`);
+    assert.ok(read() - before < 100, `read ${read() - before} of 9,999 terms`);
+  });
+
+  test('a text within maxLength is whole; leaf rewrites each assertion', () => {
+    const filter = and(equality('cn', 'a'), not(present('mail')));
+    assert.equal(filterToString(filter, { maxLength: 25 }), '(&(cn=a)(!(mail=*)))');
+    assert.equal(filterToString(filter, { maxLength: 10 }), '(&(cn=a)(!...');
+    const upper = (leaf: Filter): Filter => (leaf.type === 'equality' ? { ...leaf, value: Buffer.from('X') } : leaf);
+    assert.equal(filterToString(filter, { leaf: upper }), '(&(cn=X)(!(mail=*)))');
   });
 });

@@ -64,6 +64,16 @@ describe('logOperation', () => {
     assert.equal(line['filter'], '(userPassword=\\2a\\2a\\2a)', '*** in RFC 4515 escapes');
   });
 
+  test('a long filter is cut after 512 characters, and masked in the part shown; a filter the decoder cut ends in ... too', () => {
+    const terms = Array.from({ length: 2000 }, (_, i) => ({ equality: [i % 2 ? 'cn' : 'userPassword', `Secret-${i}`] as const }));
+    const long = lineOf(decodeRequest(searchRequest(6, PEOPLE, { filter: { or: terms } })), { code: 0 })!['filter'] as string;
+    assert.equal(long.length, 515);
+    assert.ok(long.endsWith('...') && long.startsWith('(|(userPassword=\\2a\\2a\\2a)(cn=Secret-1)'), long);
+    assert.ok(!long.includes('userPassword=Secret'), 'no password shown');
+    const cut = decodeRequest(searchRequest(7, PEOPLE, { filter: { or: terms.slice(0, 5) } }), { keepFilterTerms: 3 });
+    assert.equal(lineOf(cut, { code: 11 })!['filter'], '(|(userPassword=\\2a\\2a\\2a)(cn=Secret-1))...');
+  });
+
   test('a bind: the scheme and cache when it succeeded, never the password', () => {
     const request = decodeRequest(bindRequest(1, `uid=user.1,${PEOPLE}`, 'Secret-9'));
     const line = lineOf(request, { code: 0, scheme: 'PBKDF2-SHA256', cached: true })!;

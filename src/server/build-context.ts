@@ -38,7 +38,11 @@ export interface ContextSeed {
 
 /** `thread`: the serving thread's number (0 for a lone server). */
 export function buildContext(seed: ContextSeed, store: DirectoryStore, registry: SchemeRegistry, log: Logger, counters: Counters, thread: number): ServerContext {
-  const monitor = new ThreadMonitor(seed.monitor, thread);
+  const monitor = new ThreadMonitor(seed.monitor, thread, (stats) => {
+    stats.set(SLOT.entryCacheHits, store.stats.recordCacheHits);
+    stats.set(SLOT.entryCacheMisses, store.stats.recordCacheMisses);
+    stats.set(SLOT.entryCacheBytes, store.entryCacheBytes);
+  });
   registry.memoryBudget.onWaited = (seconds) => {
     monitor.stats.add(SLOT.hashWaits);
     monitor.stats.add(SLOT.hashWaitSeconds, seconds);

@@ -103,8 +103,9 @@ interface PlannedAdd {
 interface StoreStats {
   entriesRead: number;
   indexKeysRead: number;
-  /** Entry records read synchronously and found in the cache of recent records. */
+  /** Entry records read synchronously and found in the cache of recent records, and those read from LevelDB while it was on. */
   recordCacheHits: number;
+  recordCacheMisses: number;
 }
 
 type Db = Level<string, Buffer>;
@@ -277,7 +278,7 @@ const NOT_WRITTEN = new Set(['LEVEL_DATABASE_NOT_OPEN', 'LEVEL_BATCH_NOT_OPEN'])
 const SUSPENDED = 'writes are suspended after a database write error (see the server log); reads go on';
 
 export class DirectoryStore {
-  readonly stats: StoreStats = { entriesRead: 0, indexKeysRead: 0, recordCacheHits: 0 };
+  readonly stats: StoreStats = { entriesRead: 0, indexKeysRead: 0, recordCacheHits: 0, recordCacheMisses: 0 };
   /** Per-entry write locks (by dnKey), shared by every write (writes.ts). */
   readonly locks: KeyedMutex;
   /** Which writes may be acknowledged (shared by every thread of the process). */
@@ -293,6 +294,8 @@ export class DirectoryStore {
   private readonly equalityCache: EqualityCache;
   /** Recent entry records, kept while no write finishes (this thread's); none when the directory does not fit (entryCacheBytes). */
   private readonly recordCache: RecordCache | undefined;
+  /** The entry cache's size in bytes; 0 when it is off (--entry-cache-mb 0, or the directory does not fit). */
+  readonly entryCacheBytes: number;
 
   private constructor(private readonly db: Db, readonly dir: string, readonly indexed: ReadonlySet<string>, options: OpenOptions, entryCacheBytes: number) {
     const { threads } = options;
@@ -302,6 +305,7 @@ export class DirectoryStore {
     this.memberships = new Memberships(db);
     this.equalityCache = new EqualityCache(() => this.gate.settled);
     this.recordCache = entryCacheBytes > 0 ? new RecordCache(() => this.gate.settled, entryCacheBytes) : undefined;
+    this.entryCacheBytes = entryCacheBytes;
   }
 
   /** Opens (or creates) the database in `dir`; refuses unknown formats and databases in use. */
@@ -431,6 +435,7 @@ export class DirectoryStore {
       this.stats.recordCacheHits += 1;
       return kept;
     }
+    this.stats.recordCacheMisses += 1;
     const stamp = cache.begin();
     const record = this.db.getSync(entryKey(key));
     if (record !== undefined) cache.keep(key, record, stamp);

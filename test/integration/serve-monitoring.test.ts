@@ -174,6 +174,20 @@ describe('monitoring: cn=Monitor and /metrics', { skip }, () => {
     }
   });
 
+  test('the entry cache\'s hits, misses and size, in /metrics and cn=Monitor (copied from each thread about once a second)', async () => {
+    await new Promise((resolve) => setTimeout(resolve, 1200));
+    const { text } = await scrape(port);
+    const hits = sample(text, 'leveldap_entry_cache_hits_total') ?? 0;
+    const misses = sample(text, 'leveldap_entry_cache_misses_total') ?? 0;
+    assert.ok(misses >= 50 && misses <= BINDS * 2, `every user's record read from LevelDB at least once: ${misses}`);
+    assert.ok(hits > 0, 'a bind reads its account twice (before and after the verification): the second is a hit');
+    assert.equal(sample(text, 'leveldap_entry_cache_bytes'), THREADS * 16 * 2 ** 20, '50 users fit: each thread has its 16 MiB cache');
+    const { entries } = await readMonitor(server, admin(server), 'cn=Entry Cache,cn=Monitor');
+    assert.ok(number(entryOf(entries, 'cn=Hits,cn=Entry Cache,cn=Monitor'), 'monitorCounter') >= hits);
+    assert.ok(number(entryOf(entries, 'cn=Misses,cn=Entry Cache,cn=Monitor'), 'monitorCounter') >= misses);
+    assert.equal(number(entryOf(entries, 'cn=Bytes,cn=Entry Cache,cn=Monitor'), 'monitorCounter'), THREADS * 16 * 2 ** 20);
+  });
+
   test('the counters are operational, as in OpenLDAP: a plain search returns none; a one-level search lists the subsystems', async () => {
     const plain = await ldapTool('ldapsearch', server.url, ['-LLL', '-b', 'cn=Bind,cn=Operations,cn=Monitor', '-s', 'base'], admin(server));
     assert.equal(plain.code, 0, plain.stderr);

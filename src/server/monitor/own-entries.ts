@@ -33,12 +33,17 @@ function latencyInfo(reader: StatsReader, scheme: number, result: (typeof BIND_R
 export function policy(snapshot: MonitorSnapshot): Entry[] {
   const { reader } = snapshot;
   const cache = under('Bind Cache', MONITOR_DN);
+  const entryCache = under('Entry Cache', MONITOR_DN);
   const passwords = under('Passwords', MONITOR_DN);
   const hashing = under('Hashing', MONITOR_DN);
   return [
     container('Bind Cache', 'leveldap: the verified-bind cache (--bind-cache-ttl).'),
     counter('Hits', cache, reader.value(SLOT.bindCacheHits)),
     counter('Misses', cache, reader.value(SLOT.bindCacheMisses)),
+    container('Entry Cache', 'leveldap: recent entry records kept by each serving thread (--entry-cache-mb; off when the directory does not fit). Counted about once a second.'),
+    counter('Hits', entryCache, reader.value(SLOT.entryCacheHits)),
+    counter('Misses', entryCache, reader.value(SLOT.entryCacheMisses)),
+    counter('Bytes', entryCache, reader.value(SLOT.entryCacheBytes), attribute('description', 'The caches\' size over all threads (0: off)')),
     container('Passwords', 'leveldap: the password policy at work.'),
     counter('Re-encoded', passwords, snapshot.reencoded, attribute('description', 'Stored passwords re-encoded after a bind')),
     counter('Lockouts', passwords, reader.value(SLOT.lockouts), attribute('description', 'Accounts locked after failed binds')),

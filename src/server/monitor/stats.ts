@@ -52,8 +52,13 @@ export const SLOT = {
   /** Verifications that waited for the hash memory budget, and the seconds they waited. */
   hashWaits: 17,
   hashWaitSeconds: 18,
+  /** The entry cache's hits and misses (the thread's store counts them; the sampler copies them about once a second). */
+  entryCacheHits: 19,
+  entryCacheMisses: 20,
+  /** Gauge: the entry cache's size in bytes, 0 when off. */
+  entryCacheBytes: 21,
 } as const;
-const FIXED_SLOTS = 19;
+const FIXED_SLOTS = 22;
 
 export interface StatsLayout {
   readonly schemes: readonly string[];

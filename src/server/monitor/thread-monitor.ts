@@ -31,8 +31,8 @@ const NS = 1e-9;
 /** Seconds of delay beyond the timer's period, from a histogram value in nanoseconds. */
 const beyond = (nanoseconds: number): number => (Number.isFinite(nanoseconds) ? Math.max(0, nanoseconds * NS - RESOLUTION_MS / 1000) : 0);
 
-/** Writes the event-loop delay of the last interval and the heap in use into the thread's slice; `tick` is called with the time. */
-function startSampler(stats: ThreadStats, tick: (now: number) => void): () => void {
+/** Writes the event-loop delay of the last interval and the heap in use into the thread's slice, then `sampled` (counts kept elsewhere); `tick` is called with the time. */
+function startSampler(stats: ThreadStats, tick: (now: number) => void, sampled: (stats: ThreadStats) => void): () => void {
   const delay: IntervalHistogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
   delay.enable();
   const sample = () => {
@@ -40,6 +40,7 @@ function startSampler(stats: ThreadStats, tick: (now: number) => void): () => vo
     stats.set(SLOT.loopDelayP99, beyond(delay.percentile(99)));
     stats.set(SLOT.loopDelayMax, beyond(delay.max));
     stats.set(SLOT.heapUsedBytes, getHeapStatistics().used_heap_size);
+    sampled(stats);
     delay.reset();
     tick(Date.now());
   };
@@ -66,12 +67,13 @@ export class ThreadMonitor {
   /** The database's entries, counted now and then (cn=Databases). */
   readonly entryCount = new EntryCount();
 
-  constructor(readonly seed: MonitorSeed, readonly thread: number) {
+  /** `sampled` writes what the thread counts outside the slice (its store's entry cache) into it, with each sample. */
+  constructor(readonly seed: MonitorSeed, readonly thread: number, sampled: (stats: ThreadStats) => void = () => {}) {
     this.layout = statsLayout(seed.schemes);
     this.stats = new ThreadStats(seed.stats, this.layout, thread);
     this.reader = new StatsReader(seed.stats, this.layout, seed.threads);
     this.peers = new MonitorPeers(seed.channel, thread, seed.threads, { thread, connections: () => this.connections.describe(thread) });
-    this.stopSampler = startSampler(this.stats, (now) => { this.coarseNow = now; });
+    this.stopSampler = startSampler(this.stats, (now) => { this.coarseNow = now; }, sampled);
   }
 
   close(): void {

@@ -135,7 +135,7 @@ function passwordMetrics(registry: Registry, sources: MetricsSources): void {
 }
 
 function storeMetrics(registry: Registry, sources: MetricsSources): void {
-  sampled(registry, 'leveldap_store_entries', 'Entries in the database (counted at most every 10 s)', 'gauge', async () => one(await sources.entryCount.of(sources.store)));
+  sampled(registry, 'leveldap_store_entries', 'Entries in the database (counted again at most every 10 s, and at most 1% of a core)', 'gauge', async () => one(await sources.entryCount.of(sources.store)));
   sampled(registry, 'leveldap_store_size_bytes', 'Bytes the LevelDB files take on disk', 'gauge', async () => one(await sources.store.sizeOnDisk()));
   sampled(registry, 'leveldap_start_time_seconds', 'When the server started, seconds since the epoch', 'gauge', () => one(sources.startedAt / 1000));
 }

@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
-import { generalizedTime, normalizeDn, DirectoryStore, SharedSlots, WriteGate } from '../store/index.js';
+import { generalizedTime, normalizeDn, DirectoryStore, DEFAULT_ENTRY_CACHE_MB, SharedSlots, WriteGate } from '../store/index.js';
 import { openNode, type StoreNode } from '../store/postgres/index.js';
 import { registryRecipe, type SchemeRegistry } from '../password/index.js';
 import { checkPolicy, policyParams, resolveDefaultScheme, DEFAULT_POLICY, type PasswordPolicy } from '../policy/index.js';
@@ -183,6 +183,12 @@ async function serveMetrics(
   return startMetricsServer(metrics, registry, { store, peers: serving.peers, threads: monitor.threads }, log);
 }
 
+/** What the entry cache will be in each serving thread (the main thread's store made the same decision). */
+function entryCacheDecision(store: DirectoryStore, asked = DEFAULT_ENTRY_CACHE_MB): Record<string, unknown> {
+  if (store.entryCacheBytes > 0) return { entryCacheMb: asked, perThread: true };
+  return { entryCacheMb: 0, why: asked === 0 ? '--entry-cache-mb 0' : `the entry records do not fit in --entry-cache-mb ${asked}` };
+}
+
 export async function startServer(options: StartOptions): Promise<Started> {
   const settings = policySettings(options);
   const stream = logStream(options.logDestination);
@@ -204,6 +210,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
     log.info({ pbkdf2: pbkdf2Backends(), ...(nettleLoadError !== undefined && { nettleAddon: nettleLoadError }) }, 'PBKDF2 backends');
     log.info({ argon2: argon2Backend() ?? 'none', notLoaded: argon2LoadErrors }, 'Argon2 backend');
     log.info({ hashMemoryBudget: options.registry.memoryBudget.describe(), limits: options.registry.limits }, 'memory-hard verifications');
+    log.info(entryCacheDecision(store, options.entryCacheMb), 'entry cache');
     for (const { scheme } of options.registry.list().filter((entry) => entry.scheme.unavailable !== undefined)) {
       log.warn({ scheme: scheme.names[0] }, `scheme unavailable, its stored values will not verify: ${scheme.unavailable}`);
     }

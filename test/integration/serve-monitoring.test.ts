@@ -186,6 +186,8 @@ describe('monitoring: cn=Monitor and /metrics', { skip }, () => {
     assert.ok(number(entryOf(entries, 'cn=Hits,cn=Entry Cache,cn=Monitor'), 'monitorCounter') >= hits);
     assert.ok(number(entryOf(entries, 'cn=Misses,cn=Entry Cache,cn=Monitor'), 'monitorCounter') >= misses);
     assert.equal(number(entryOf(entries, 'cn=Bytes,cn=Entry Cache,cn=Monitor'), 'monitorCounter'), THREADS * 16 * 2 ** 20);
+    const decision = server.logs().map((text) => JSON.parse(text) as { msg?: string; entryCacheMb?: number }).find((record) => record.msg === 'entry cache');
+    assert.equal(decision?.entryCacheMb, 16, 'the start-up log says the cache is on');
   });
 
   test('the counters are operational, as in OpenLDAP: a plain search returns none; a one-level search lists the subsystems', async () => {
@@ -309,5 +311,34 @@ describe('monitoring: leveldap top over TLS', { skip }, () => {
     const clear = await top('--port', String(server.port));
     assert.equal(clear.code, 2);
     assert.match(clear.stderr, /result code 13/);
+  });
+});
+
+describe('monitoring: the entry cache off', { skip }, () => {
+  /** The start-up log's entry-cache line and the scrape's entry-cache gauges of a server started with `args`. */
+  async function entryCache(users: number, args: readonly string[]): Promise<{ line?: { entryCacheMb?: number; why?: string }; bytes?: number; misses?: number }> {
+    const server = await startLeveldap({ users, args: [...args, '--metrics-port', '0'] });
+    try {
+      await binds(server.port, 20, 2, 1000);
+      await new Promise((resolve) => setTimeout(resolve, 1200));
+      const { text } = await scrape(metricsPort(server));
+      const line = server.logs().map((record) => JSON.parse(record) as { msg?: string; entryCacheMb?: number; why?: string }).find((record) => record.msg === 'entry cache');
+      return { ...(line && { line }), bytes: sample(text, 'leveldap_entry_cache_bytes'), misses: sample(text, 'leveldap_entry_cache_misses_total') };
+    } finally {
+      await server.stop();
+    }
+  }
+
+  test('--entry-cache-mb 0: off, said at start; nothing counted', async () => {
+    const { line, bytes, misses } = await entryCache(50, ['--entry-cache-mb', '0']);
+    assert.deepEqual(line && { mb: line.entryCacheMb, why: line.why }, { mb: 0, why: '--entry-cache-mb 0' });
+    assert.equal(bytes, 0);
+    assert.equal(misses, 0);
+  });
+
+  test('a directory whose records do not fit the size asked for: off, and the log says why', async () => {
+    const { line, bytes } = await entryCache(3000, ['--entry-cache-mb', '1']);
+    assert.equal(line?.why, 'the entry records do not fit in --entry-cache-mb 1');
+    assert.equal(bytes, 0);
   });
 });

@@ -124,7 +124,7 @@ export class RecordCache extends StampedCache<Buffer> {
     if (this.paused === 0) super.keep(key, record, stamp);
   }
 
-  /** Whether new records are being kept (for tests and monitoring). */
+  /** Whether new records are being kept (for tests). */
   get keeping(): boolean {
     return this.paused === 0;
   }

@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Level } from 'level';
-import { DirectoryError, type DirectoryStore, type Entry, type IndexHint, type Scope } from '../../src/store/index.js';
+import { DirectoryError, DirectoryStore, type Entry, type IndexHint, type Scope } from '../../src/store/index.js';
 import { decodeEntry } from '../../src/store/codec.js';
 import { membershipRecords } from '../../src/store/groups.js';
 import { indexKeys } from '../../src/store/indexes.js';
@@ -84,4 +84,13 @@ export async function assertConsistent(path: string, indexed: ReadonlySet<string
   for (const key of entryKeys) {
     if (key.includes('\x01dc=example\x01')) assert.ok(childTargets.has(key), `entry ${JSON.stringify(key)} is listed under its parent`);
   }
+}
+
+/** A store opened in `dir` holding BASE, PEOPLE and `users` person entries (user.0 ...). */
+export async function peopleStore(dir: string, users: number): Promise<DirectoryStore> {
+  const store = await DirectoryStore.open(dir);
+  await store.add(BASE, { allowNewSuffix: true, actor: 'cn=admin' });
+  await store.add(PEOPLE);
+  for (let n = 0; n < users; n += 1) await store.add(person(n));
+  return store;
 }

@@ -7,8 +7,8 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { EqualityCache, RecordCache, EQUALITY_CACHE_KEYS, RECORD_PAUSE_WINDOWS, RECORD_WINDOW } from '../../../src/store/stamped-cache.js';
-import { DirectoryStore, deleteEntry, modifyEntry, parseDn, type Entry, type Modification } from '../../../src/store/index.js';
-import { BASE, PEOPLE, person, tempDir } from '../../helpers/store.js';
+import { type DirectoryStore, deleteEntry, modifyEntry, parseDn, type Modification } from '../../../src/store/index.js';
+import { dns, peopleStore, person, tempDir } from '../../helpers/store.js';
 import { randomBytes } from 'node:crypto';
 import { Level } from 'level';
 import { entryCacheBytes } from '../../../src/store/store.js';
@@ -94,19 +94,11 @@ describe('DirectoryStore: equality lookups through the cache', () => {
   const ADMIN = { actor: 'cn=admin' };
   const change = (op: Modification['op'], attribute: string, value: string): Modification => ({ op, attribute, values: [Buffer.from(value)] });
 
-  async function find(attribute: string, value: string): Promise<string[]> {
-    const dns: string[] = [];
-    const found: AsyncIterable<Entry> = store.search('dc=example,dc=com', 'sub', { equality: { attribute, value: Buffer.from(value) } });
-    for await (const entry of found) dns.push(entry.dn);
-    return dns;
-  }
+  const find = (attribute: string, value: string) => dns(store, 'dc=example,dc=com', 'sub', { equality: { attribute, value: Buffer.from(value) } });
 
   before(async () => {
     dir = await tempDir();
-    store = await DirectoryStore.open(dir.path);
-    await store.add(BASE, { allowNewSuffix: true, actor: 'cn=admin' });
-    await store.add(PEOPLE);
-    for (let n = 0; n < 20; n += 1) await store.add(person(n));
+    store = await peopleStore(dir.path, 20);
   });
   after(async () => { await store.close(); await dir.remove(); });
 

@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { Level } from 'level';
 import { BulkLoader, DirectoryError, DirectoryStore, StoreError, values, type Entry } from '../../../src/store/index.js';
-import { BASE, PEOPLE, entry, person, tempDir } from '../../helpers/store.js';
+import { BASE, PEOPLE, entry, peopleStore, person, tempDir } from '../../helpers/store.js';
 
 const text = (entry: Entry | undefined, name: string): string[] => (entry ? values(entry, name).map((v) => v.toString()) : []);
 
@@ -23,10 +23,7 @@ describe('DirectoryStore: adding and reading entries', () => {
 
   before(async () => {
     dir = await tempDir();
-    store = await DirectoryStore.open(dir.path);
-    await store.add(BASE, { allowNewSuffix: true, actor: 'cn=admin' });
-    await store.add(PEOPLE);
-    for (let n = 0; n < 50; n += 1) await store.add(person(n));
+    store = await peopleStore(dir.path, 50);
   });
   after(async () => { await store.close(); await dir.remove(); });
 

@@ -25,10 +25,34 @@ export function indexKeys(entry: Entry, key: string, indexed: ReadonlySet<string
   return [...keys];
 }
 
-/** The index keys to remove (the old entry's, at `oldKey`, that the new one lacks) and to add (the new one's, at `newKey`). */
+/**
+ * The indexed types whose attributes differ between the two versions of an entry. A change
+ * carries the attributes it leaves alone over as the same objects (working-entry.ts), and a type
+ * whose attributes are all the same objects in both versions has the same index keys in both.
+ */
+function changedIndexedTypes(indexed: ReadonlySet<string>, before: Entry, after: Entry): Set<string> {
+  const changed = new Set<string>();
+  const addDiffering = (from: Entry, other: Entry): void => {
+    const kept = new Set(other.attributes);
+    for (const attribute of from.attributes) {
+      const type = typeKey(attribute.name);
+      if (!kept.has(attribute) && indexed.has(type)) changed.add(type);
+    }
+  };
+  addDiffering(before, after);
+  addDiffering(after, before);
+  return changed;
+}
+
+/**
+ * The index keys to remove (the old entry's, at `oldKey`, that the new one lacks) and to add (the
+ * new one's, at `newKey`). In place (one key), only the types whose attributes changed are read.
+ */
 export function indexChanges(indexed: ReadonlySet<string>, oldKey: string, before: Entry, newKey: string, after: Entry): BatchOp[] {
-  const old = new Set(indexKeys(before, oldKey, indexed));
-  const fresh = new Set(indexKeys(after, newKey, indexed));
+  const types = oldKey === newKey ? changedIndexedTypes(indexed, before, after) : indexed;
+  if (types.size === 0) return [];
+  const old = new Set(indexKeys(before, oldKey, types));
+  const fresh = new Set(indexKeys(after, newKey, types));
   const ops: BatchOp[] = [];
   for (const key of old) if (!fresh.has(key)) ops.push({ type: 'del', key });
   for (const key of fresh) if (!old.has(key)) ops.push({ type: 'put', key, value: EMPTY });

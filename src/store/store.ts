@@ -455,8 +455,14 @@ export class DirectoryStore {
     return decodeEntry(record);
   }
 
+  /**
+   * The entry at this dnKey as LevelDB holds it now (not the record cache: writes read through
+   * it under their locks). Read synchronously: a read LevelDB answers from its caches costs a few
+   * µs, a hop through the thread pool 0.15-0.2 ms (measured: a synced modify from one client spent
+   * 0.18 of its 1.1 ms there).
+   */
   async getByKey(key: string): Promise<Entry | undefined> {
-    const record = await this.db.get(entryKey(key));
+    const record = this.db.getSync(entryKey(key));
     if (record === undefined) return undefined;
     this.stats.entriesRead += 1;
     return decodeEntry(record);

@@ -17,11 +17,13 @@
  * extensibleObject allows any user attribute; operational attributes are the server's and are
  * allowed on any entry. Pure: the registry and the entry in, the first problem out.
  */
-import type { Entry } from '../entry.js';
+import type { Attribute, Entry } from '../entry.js';
 import { DirectoryError } from '../errors.js';
 import type { SchemaAttributeType, SchemaObjectClass, SchemaRegistry } from './registry.js';
 
 const EXTENSIBLE = 'extensibleobject';
+
+const NONE: ReadonlySet<Attribute> = new Set();
 
 const OID_PREFIX = /^oid\./i;
 
@@ -61,15 +63,17 @@ export function structuralClass(classes: readonly SchemaObjectClass[]): SchemaOb
 /**
  * Each attribute in order, as slapd checks what a client sends: its type is defined (17), then its
  * values: the syntax of each (21; an objectClass value must name a known class), at most one for a
- * SINGLE-VALUE type (19). Returns the types present.
+ * SINGLE-VALUE type (19). Returns the types present. The values of an attribute in `stored` (a
+ * modified entry's attributes the change left as they were stored) are not checked again: as in
+ * slapd, a modify checks the syntax of the values it writes, and the whole entry's structure.
  */
-function checkAttributes(entry: Entry, registry: SchemaRegistry): Map<SchemaAttributeType, number> {
+function checkAttributes(entry: Entry, registry: SchemaRegistry, stored: ReadonlySet<Attribute>): Map<SchemaAttributeType, number> {
   const counts = new Map<SchemaAttributeType, number>();
   for (const attribute of entry.attributes) {
     const type = registry.attributeType(baseName(attribute.name));
     if (!type) throw new DirectoryError('undefinedAttributeType', `${attribute.name}: attribute type undefined`);
     const valid = type.key === 'objectclass' ? (value: Buffer) => registry.objectClass(value.toString('utf8').trim()) !== undefined : type.syntax.check;
-    const bad = valid ? attribute.values.findIndex((value) => !valid(value)) : -1;
+    const bad = valid && !stored.has(attribute) ? attribute.values.findIndex((value) => !valid(value)) : -1;
     if (bad !== -1) throw new DirectoryError('invalidAttributeSyntax', `${attribute.name}: value #${bad} invalid per syntax`);
     const count = (counts.get(type) ?? 0) + attribute.values.length;
     if (type.singleValue && count > 1) throw new DirectoryError('constraintViolation', `${attribute.name}: multiple values provided`);
@@ -94,11 +98,13 @@ function checkContent(classes: readonly SchemaObjectClass[], types: ReadonlyMap<
 }
 
 /**
- * Checks the entry; returns its structural class's name. `structuralBefore` (a modified entry's
- * class before the change) must stay the structural class, checked before the content, as slapd does.
+ * Checks the entry; returns its structural class's name. For a modified entry, `before` gives its
+ * structural class before the change, which must stay the structural class (checked before the
+ * content, as slapd does), and the attributes carried over as stored (not checked again).
  */
-export function checkSchema(entry: Entry, registry: SchemaRegistry, structuralBefore?: string): string {
-  const types = checkAttributes(entry, registry);
+export function checkSchema(entry: Entry, registry: SchemaRegistry, before?: { readonly structural?: string; readonly stored: ReadonlySet<Attribute> }): string {
+  const types = checkAttributes(entry, registry, before?.stored ?? NONE);
+  const structuralBefore = before?.structural;
   const classes = classesOf(entry, registry);
   const structural = structuralClass(classes).name;
   if (structuralBefore !== undefined && structuralBefore.toLowerCase() !== structural.toLowerCase()) {

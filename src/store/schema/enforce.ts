@@ -30,11 +30,12 @@ function structuralOf(entry: Entry): string | undefined {
 
 /**
  * Checks the entry a client's write gives (checkSchema's codes and messages); with `before`, its
- * structural class must be the one the entry had (objectClassModsProhibited, 69). Returns the
- * structural class's name.
+ * structural class must be the one the entry had (objectClassModsProhibited, 69), and the values
+ * of the attributes it carries over unchanged are not checked again. Returns the structural
+ * class's name.
  */
 export function checkClientEntry(after: Entry, before?: Entry): string {
-  return checkSchema(after, currentSchema(), before && structuralOf(before));
+  return checkSchema(after, currentSchema(), before && { structural: structuralOf(before), stored: new Set(before.attributes) });
 }
 
 /** The entry with structuralObjectClass set to `structural` (replacing any other value). */

@@ -53,3 +53,24 @@ test('decodeValues reads one attribute type from a record without decoding the r
     assert.throws(() => decodeValues(record.subarray(0, cut), 'mail'), StoreError, `cut at ${cut}`);
   }
 });
+
+test('records of different shapes decoded in turn keep their own names (names are remembered by position)', () => {
+  const user = { dn: 'uid=a,o=x', attributes: [{ name: 'uid', values: [Buffer.from('a')] }, { name: 'cn', values: [Buffer.from('A')] }] };
+  const group = { dn: 'cn=g,o=x', attributes: [{ name: 'cn', values: [Buffer.from('g')] }, { name: 'member', values: [Buffer.from('uid=a,o=x')] }] };
+  const long = { dn: 'o=x', attributes: [{ name: `x-${'a'.repeat(80)}`, values: [Buffer.from('1')] }, { name: 'uiD', values: [] }] };
+  const names = (entry: { attributes: readonly { name: string }[] }) => entry.attributes.map((attribute) => attribute.name);
+  for (let round = 0; round < 3; round += 1) {
+    for (const entry of [user, group, long, user]) assert.deepEqual(names(decodeEntry(encodeEntry(entry))), names(entry));
+  }
+});
+
+test('a value is a view of the record, not a copy, and a record inside a larger buffer decodes the same', () => {
+  const record = encodeEntry({ dn: 'o=x', attributes: [{ name: 'description', values: [Buffer.from('first'), Buffer.from('second')] }] });
+  const larger = Buffer.concat([Buffer.from('padding'), record, Buffer.from('after')]);
+  const inside = larger.subarray(7, 7 + record.length);
+  const decoded = decodeEntry(inside);
+  assert.deepEqual(decoded.attributes[0]!.values.map(String), ['first', 'second']);
+  assert.equal(decoded.attributes[0]!.values[1]!.buffer, larger.buffer);
+  assert.deepEqual(decodeValues(inside, 'description').map(String), ['first', 'second']);
+  for (let cut = 0; cut < record.length; cut += 1) assert.throws(() => decodeValues(inside.subarray(0, cut), 'description'), StoreError);
+});

@@ -3,12 +3,18 @@
  * over a whole paged search (--paged-size-limit); the length and RDN count of a DN
  * (--max-dn-length, --max-dn-rdns), checked before the DN is parsed; connection slots: per client
  * address (--max-connections-per-address), a reserve for the admin (--reserved-connections), a
- * shorter idle timeout for connections not bound to a DN, TCP keepalive.
+ * shorter idle timeout for connections not bound to a DN, TCP keepalive; the same limits as keys
+ * of the --config file, a flag over the file.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { spawnSync } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { leveldapBin } from '../helpers/paths.js';
+import { run } from '../../src/harness/run.js';
 import { ldapTool, NOTICE_OF_DISCONNECTION, parseLdifOutput, RawConnection } from '../helpers/ldap-client.js';
 import { answer, bindRequest, deleteRequest, extendedRequest, PASSWORD_MODIFY, passwordModifyValue, searchRequest } from '../helpers/ldap-requests.js';
 
@@ -44,6 +50,40 @@ describe('leveldap serve: --paged-size-limit', () => {
     const result = await ldapTool('ldapsearch', server.url, ['-LLL', '-b', PEOPLE, '1.1']);
     assert.equal(result.code, 4);
     assert.equal(parseLdifOutput(result.stdout).length, 120);
+  });
+});
+
+describe('leveldap serve: limits as --config keys', () => {
+  let dir: string;
+  let fromFile: LeveldapServer;
+  let flagOverFile: LeveldapServer;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'leveldap-limit-config-'));
+    const config = join(dir, 'config.json');
+    await writeFile(config, JSON.stringify({ sizeLimit: 25, maxFailures: 5 }));
+    fromFile = await startLeveldap({ users: 60, args: ['--config', config] });
+    flagOverFile = await startLeveldap({ users: 60, args: ['--config', config, '--size-limit', '40'] });
+  });
+  after(async () => {
+    await Promise.all([fromFile.stop(), flagOverFile.stop()]);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  test('"sizeLimit" in the file caps a non-admin search (sizeLimitExceeded, 4); --size-limit overrides it', async () => {
+    const capped = await ldapTool('ldapsearch', fromFile.url, ['-LLL', '-b', PEOPLE, '1.1']);
+    assert.equal(capped.code, 4);
+    assert.equal(parseLdifOutput(capped.stdout).length, 25);
+    const flagged = await ldapTool('ldapsearch', flagOverFile.url, ['-LLL', '-b', PEOPLE, '1.1']);
+    assert.equal(flagged.code, 4);
+    assert.equal(parseLdifOutput(flagged.stdout).length, 40);
+  });
+
+  test('a limit key with a wrong value stops serve with a usage error (exit status 2) naming the key', async () => {
+    const config = join(dir, 'bad.json');
+    await writeFile(config, JSON.stringify({ maxRefintGroups: -1 }));
+    const result = await run(process.execPath, [leveldapBin, 'serve', '--data', join(dir, 'db'), '--port', '0', '--config', config]);
+    assert.equal(result.code, 2, result.stderr);
+    assert.match(result.stderr, /"maxRefintGroups" -1: a whole number from 0/);
   });
 });
 

@@ -86,7 +86,7 @@ async function handler(args: ServeArgs): Promise<void> {
     adminPassword: await adminPassword(args), logLevel: args['log-level'], schemaFiles, ...(threads !== undefined && { threads }),
     config: {
       host: args.host, port: args.port, baseDn: args['base-dn'], adminDn: args['admin-dn'], anonymousRead: args['anonymous-read'],
-      limits: limitsFromOptions(args),
+      limits: await limitsFromOptions(args, args.config),
       ...(tls && { tls }), requireTlsForBinds: args['require-tls-for-binds'], memberOfNested: args['memberof-nested'],
       monitorAccess: monitoring.monitorAccess,
     },

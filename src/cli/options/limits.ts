@@ -1,65 +1,52 @@
 /**
- * The server's limits on the command line: one `serve` flag per entry of LIMIT_FLAGS, each a whole
- * number in a range, defaulting to DEFAULT_LIMITS (src/server/config.ts). A value that is not a
- * whole number in range is a usage error (CliError, exit status 2). docs/limits.md describes
- * every limit with its default and what OpenLDAP and 389 Directory Server do.
+ * The server's limits for `serve`: one flag per entry of LIMIT_FLAGS (limit-keys.ts), and the same
+ * as a key of the --config file ("sizeLimit": 500); a flag overrides the file, and both
+ * DEFAULT_LIMITS (src/server/config.ts). A value that is not a whole number in range is a usage
+ * error (CliError, exit status 2). docs/limits.md describes every limit with its default and
+ * what OpenLDAP and 389 Directory Server do.
  */
 import type { Argv } from 'yargs';
 import { DEFAULT_LIMITS, type Limits } from '../../server/index.js';
-import { DN_CEILING } from '../../store/index.js';
 import { CliError } from '../support/errors.js';
+import { LIMIT_FLAGS, defaultOf, type LimitFlag } from './limit-keys.js';
+import { readJson } from './policy.js';
 
-type NumericLimit = { [K in keyof Limits]-?: Limits[K] extends number | undefined ? K : never }[keyof Limits];
-
-interface LimitFlag {
-  readonly flag: string;
-  readonly key: NumericLimit;
-  readonly describe: string;
-  readonly min: number;
-  readonly max: number;
-}
-
-const LARGE = 2 ** 31 - 1;
-
-const LIMIT_FLAGS: readonly LimitFlag[] = [
-  { flag: 'size-limit', key: 'sizeLimit', min: 0, max: LARGE, describe: 'entries per search for non-admins (0: none)' },
-  { flag: 'paged-size-limit', key: 'pagedSizeLimit', min: 0, max: LARGE, describe: 'entries a non-admin paged search may return over all its pages (default: --size-limit; 0: none)' },
-  { flag: 'max-filter-terms-anonymous', key: 'maxFilterTermsAnonymous', min: 0, max: LARGE, describe: 'most terms (and/or/not and assertions) in a search filter from an anonymous client (adminLimitExceeded beyond; 0: no cap)' },
-  { flag: 'max-filter-terms', key: 'maxFilterTerms', min: 0, max: LARGE, describe: 'the same for a bound user (the admin has no cap)' },
-  { flag: 'max-search-cost', key: 'maxSearchCost', min: 0, max: Number.MAX_SAFE_INTEGER, describe: 'cost budget of a non-admin search: entries examined x filter terms (adminLimitExceeded beyond; 0: none)' },
-  { flag: 'time-limit', key: 'timeLimit', min: 0, max: LARGE, describe: 'seconds per search for non-admins (0: none)' },
-  { flag: 'idle-timeout', key: 'idleTimeout', min: 0, max: LARGE, describe: 'close idle connections after this many seconds (0: never)' },
-  { flag: 'anonymous-idle-timeout', key: 'anonymousIdleTimeout', min: 0, max: LARGE, describe: 'close idle connections not bound to a DN after this many seconds (0: as --idle-timeout)' },
-  { flag: 'max-connections', key: 'maxConnections', min: 1, max: LARGE, describe: 'connections at once' },
-  { flag: 'reserved-connections', key: 'reservedConnections', min: 0, max: LARGE, describe: 'of --max-connections, the last this many are kept for the admin (such a connection must bind as the admin first)' },
-  { flag: 'max-connections-per-address', key: 'maxConnectionsPerAddress', min: 1, max: LARGE, describe: 'connections at once from one client address' },
-  { flag: 'max-dn-length', key: 'maxDnLength', min: 1, max: DN_CEILING.maxBytes, describe: 'longest DN a request may name, in UTF-8 bytes (invalidDNSyntax beyond)' },
-  { flag: 'max-dn-rdns', key: 'maxDnRdns', min: 1, max: DN_CEILING.maxRdns, describe: 'most RDNs a DN in a request may have (invalidDNSyntax beyond)' },
-  { flag: 'max-nested-groups', key: 'maxNestedGroups', min: 0, max: LARGE, describe: 'groups one walk through nested groups may expand: nested memberOf, in-chain filters (adminLimitExceeded for a filter beyond; 0: no cap)' },
-  { flag: 'max-refint-groups', key: 'maxRefintGroups', min: 0, max: LARGE, describe: 'groups one delete or modify DN may update for referential integrity (adminLimitExceeded beyond; 0: no cap)' },
-  { flag: 'max-subtree-rename', key: 'maxSubtreeRename', min: 0, max: LARGE, describe: 'entries one modify DN may move: the renamed entry and everything below it (unwillingToPerform beyond; 0: no cap)' },
-];
-
-/** Every limit flag, with its default shown (none for those whose default follows another flag). */
+/**
+ * Every limit flag, its default in the description (not as yargs' default: a flag left out must
+ * let the --config file's key apply).
+ */
 export function withLimitOptions<T>(yargs: Argv<T>): Argv<T> {
   let result = yargs;
-  for (const { flag, key, describe } of LIMIT_FLAGS) {
-    const fallback = DEFAULT_LIMITS[key];
-    result = result.option(flag, { type: 'number', requiresArg: true, describe, ...(fallback !== undefined && { default: fallback }) });
+  for (const limit of LIMIT_FLAGS) {
+    const fallback = defaultOf(limit);
+    const describe = fallback === undefined ? limit.describe : `${limit.describe} [default: ${fallback}]`;
+    result = result.option(limit.flag, { type: 'number', requiresArg: true, describe });
   }
   return result.group(LIMIT_FLAGS.map(({ flag }) => flag), 'Limits:');
 }
 
-/** The limits the flags give (DEFAULT_LIMITS for the rest), checked. */
-export function limitsFromOptions(options: Readonly<Record<string, unknown>>): Limits {
+/** The limit keys of the --config file's JSON object. */
+async function fileLimits(file: string | undefined): Promise<Readonly<Record<string, unknown>>> {
+  if (file === undefined) return {};
+  const data = await readJson(file);
+  return typeof data === 'object' && data !== null && !Array.isArray(data) ? data as Record<string, unknown> : {};
+}
+
+/** The value if it is a whole number in the limit's range, else a usage error naming `where`. */
+function checkedLimit(limit: LimitFlag, value: unknown, where: string): number {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= limit.min && value <= limit.max) return value;
+  const shown = typeof value === 'number' ? (Number.isNaN(value) ? 'needs a number' : String(value)) : JSON.stringify(value);
+  throw new CliError(`${where} ${shown}: a whole number from ${limit.min} to ${limit.max}`);
+}
+
+/** The limits: DEFAULT_LIMITS, then the --config file's keys, then the flags; checked. */
+export async function limitsFromOptions(options: Readonly<Record<string, unknown>>, configFile?: string): Promise<Limits> {
+  const file = await fileLimits(configFile);
   const limits: Record<string, unknown> = { ...DEFAULT_LIMITS };
-  for (const { flag, key, min, max } of LIMIT_FLAGS) {
-    const value = options[flag];
-    if (value === undefined) continue;
-    if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-      throw new CliError(`--${flag} ${Number.isNaN(value) ? 'needs a number' : String(value)}: a whole number from ${min} to ${max}`);
-    }
-    limits[key] = value;
+  for (const limit of LIMIT_FLAGS) {
+    const flag = options[limit.flag];
+    if (flag !== undefined) limits[limit.key] = checkedLimit(limit, flag, `--${limit.flag}`);
+    else if (file[limit.key] !== undefined) limits[limit.key] = checkedLimit(limit, file[limit.key], `--config ${configFile}: "${limit.key}"`);
   }
   const checked = limits as unknown as Limits;
   if (checked.reservedConnections >= checked.maxConnections) {

@@ -14,6 +14,7 @@ import { parseParams } from './schemes.js';
 import { errorMessage, errorCode } from '../../errors.js';
 import { MONITORING_KEYS } from './monitoring-keys.js';
 import { STORE_KEYS } from './store-keys.js';
+import { LIMIT_KEYS } from './limit-keys.js';
 
 export interface PolicyFileOption {
   config?: string;
@@ -74,8 +75,8 @@ export async function readJson(file: string): Promise<unknown> {
   }
 }
 
-/** Keys of the config file that are not password policy: the schema files serve loads (--schema), monitoring (monitoring.ts), the store (store.ts). */
-const SERVER_KEYS = new Set(['schema', ...MONITORING_KEYS, ...STORE_KEYS]);
+/** Keys of the config file that are not password policy: the schema files serve loads (--schema), monitoring (monitoring.ts), the store (store.ts), the limits (limits.ts). */
+const SERVER_KEYS = new Set(['schema', ...MONITORING_KEYS, ...STORE_KEYS, ...LIMIT_KEYS]);
 
 /** The "schema" key of a config file: the files, relative to the config file's folder. */
 export async function schemaFilesOf(file: string | undefined): Promise<string[]> {

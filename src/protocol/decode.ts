@@ -170,7 +170,7 @@ function decodeSearch(input: BerInput, options: DecodeOptions): Operation {
   const { filter, terms, cut } = decodeFilterKept(input, options.keepFilterTerms ?? MAX_FILTER_ELEMENTS);
   const attributes = decodeStrings(input, Tag.Sequence, 'search attributes');
   input.leave(outer, 'SearchRequest');
-  return { kind: 'search', base, scope, derefAliases, sizeLimit, timeLimit, typesOnly, filter, attributes, ...(cut && { filterCut: terms }) };
+  return { kind: 'search', base, scope, derefAliases, sizeLimit, timeLimit, typesOnly, filter, attributes, filterTerms: terms, ...(cut && { filterCut: terms }) };
 }
 
 function decodeScope(input: BerInput): Scope {

@@ -42,6 +42,13 @@ export interface SearchRequest extends RequestBase {
   readonly filter: Filter;
   readonly attributes: readonly string[];
   /**
+   * The filter's size in terms as sent (every and/or/not and every assertion), counted by the
+   * decoder. A filter's cost on an entry grows with it, so the server's limits are in terms: the
+   * caps on filter size (--max-filter-terms-anonymous, --max-filter-terms), the cost budget of a
+   * search (terms x entries examined) and a search's weight among a connection's operations in flight.
+   */
+  readonly filterTerms: number;
+  /**
    * Set when the filter had more terms than the decoder was asked to keep
    * (DecodeOptions.keepFilterTerms): the number of terms sent. `filter` then holds only the
    * first of them, and the search is to be refused, never run.

@@ -61,6 +61,16 @@ export function compileFilter(filter: Filter): FilterTest {
   return test;
 }
 
+/**
+ * The filter compiled for one search, to test each of its candidates with (as matches does): not
+ * kept in the per-Filter cache, which a filter that lives for one search would only burden (a
+ * WeakMap entry is an ephemeron the collector must trace).
+ */
+export function matcher(filter: Filter): (entry: Entry, context?: MatchContext) => Truth {
+  const item = compile(filter);
+  return (entry, context = {}) => item(withComputed(entry, context), new Map(), context);
+}
+
 /** TRUE, FALSE or Undefined (`undefined`): the filter evaluated on the entry. */
 export function matches(filter: Filter, entry: Entry, context: MatchContext = {}): Truth {
   return compileFilter(filter)(withComputed(entry, context), context);

@@ -1,10 +1,9 @@
 /** Search filters: evaluation (three-valued), the index hint for the store, and RFC 4515 text. */
 export type { Filter } from '../../protocol/filter.js';
-export { matches, compileFilter, type MatchContext, type FilterTest, type Truth } from './evaluate.js';
+export { matches, matcher, compileFilter, type MatchContext, type FilterTest, type Truth } from './evaluate.js';
 export { indexHint } from './hint.js';
 export { filterToString, escapeFilterValue } from './format.js';
 export { mentionsAttribute } from './attributes.js';
 export { matchingRule, MATCHING_RULES, type MatchingRule } from './rules.js';
 export * as build from './build.js';
-export { filterTerms } from './terms.js';
 export { resolveMemberships, needsMemberOfValues, IN_CHAIN, NO_MEMBERSHIPS, type Memberships, type MembershipTest } from './membership.js';

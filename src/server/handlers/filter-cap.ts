@@ -9,7 +9,6 @@ import { ResultCode } from '../../protocol/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
 import type { Limits } from '../config.js';
 import type { Reply } from '../context.js';
-import { filterTerms } from '../filter/index.js';
 import type { Session } from '../net/session.js';
 
 export interface FilterCap {
@@ -30,7 +29,7 @@ export function filterCap(session: Session, limits: Limits): FilterCap | undefin
 /** adminLimitExceeded (11) for a filter larger than the session may send, or cut by the decoder (never run). */
 export function oversizedFilter(request: SearchRequest, session: Session, limits: Limits): Reply | undefined {
   const cap = filterCap(session, limits);
-  const terms = request.filterCut ?? filterTerms(request.filter);
+  const terms = request.filterTerms;
   if (request.filterCut === undefined && (cap === undefined || terms <= cap.terms)) return undefined;
   const allowed = cap === undefined ? 'the server decoded only part of it' : `${cap.who} may send at most ${cap.terms} (${cap.flag})`;
   return { code: ResultCode.adminLimitExceeded, message: `filter too large: ${terms} terms; ${allowed}` };

@@ -9,7 +9,7 @@
  */
 import { dnKey, normalizeDn, normalizedDnOf, parseDn, SUBSCHEMA_KEY, type Entry } from '../../store/index.js';
 import { ResultCode, encodeSearchEntry } from '../../protocol/index.js';
-import { filterTerms, indexHint, matches, mentionsAttribute, needsMemberOfValues, resolveMemberships, type Memberships } from '../filter/index.js';
+import { indexHint, matcher, mentionsAttribute, needsMemberOfValues, resolveMemberships, type MatchContext, type Memberships, type Truth } from '../filter/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
 import { parseSelection, selectAttributes, wantsComputed, type Selection } from '../attributes.js';
 import { filterView, readable, readableDependsOnEntry, requireAccess } from '../access.js';
@@ -54,6 +54,8 @@ interface Walk {
   /** The filter's terms (and the membership probes per entry), and how many entries x terms the search may test (0: no budget). */
   readonly terms: number;
   readonly budget: number;
+  /** The filter, compiled for this search (matcher). */
+  readonly test: (entry: Entry, context: MatchContext) => Truth;
 }
 
 /** What a walk has done so far: its cost (entries examined x filter terms), and when its slice of the thread began. */
@@ -100,7 +102,7 @@ async function check(walk: Walk, entry: Entry): Promise<Matched | undefined> {
   const hasSubordinates = walk.needsSubordinates ? await walk.context.server.store.hasChildren(entry.dn) : undefined;
   const memberOf = needsMemberOf ? await memberOfValues(walk.context.server, key!, entry.dn) : undefined;
   const context = { hasSubordinates, memberOf, ...(key !== undefined && { memberships: { tests: memberships.tests, key } }) };
-  const match = matches(walk.request.filter, filterView(entry, view), context) === true;
+  const match = walk.test(filterView(entry, view), context) === true;
   return match ? { entry, hasSubordinates, memberOf, readable: view } : undefined;
 }
 
@@ -168,7 +170,8 @@ export async function search(request: SearchRequest, context: OperationContext):
     needsSubordinates: wantsComputed(selection, 'hasSubordinates') || mentionsAttribute(request.filter, 'hasSubordinates'),
     needsEntryDn: request.scope === 'children' || readableDependsOnEntry(session),
     memberships, needsMemberOf: wantsComputed(selection, 'memberOf') || needsMemberOfValues(request.filter, memberships),
-    terms: filterTerms(request.filter) + memberships.probes, budget: session.isAdmin ? 0 : limits.maxSearchCost,
+    terms: request.filterTerms + memberships.probes, budget: session.isAdmin ? 0 : limits.maxSearchCost,
+    test: matcher(request.filter),
   };
   if (paging?.resumed) return walkEntries(walk, paging.resumed, paging);
 

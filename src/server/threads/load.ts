@@ -6,7 +6,6 @@
  * whatever number of connections sends them: about THREAD_BUDGET x 256 filter terms
  * (some 120 MB of decoded filters at the most), plus one operation per connection.
  */
-import { filterTerms } from '../filter/index.js';
 import type { AnsweredRequest } from '../dispatch.js';
 
 /**
@@ -18,7 +17,7 @@ const TERMS_PER_OPERATION = 256;
 
 /** An operation's weight: a search's by its filter's terms, any other 1. */
 export function weightOf(request: AnsweredRequest): number {
-  return request.kind === 'search' ? Math.max(1, Math.ceil(filterTerms(request.filter) / TERMS_PER_OPERATION)) : 1;
+  return request.kind === 'search' ? Math.max(1, Math.ceil(request.filterTerms / TERMS_PER_OPERATION)) : 1;
 }
 
 /** Weight in flight per serving thread before connections that already run something wait. */

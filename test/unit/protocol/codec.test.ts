@@ -182,7 +182,7 @@ test('SearchRequest: every field, and a filter with every choice ldapjs writes',
   };
   assert.deepEqual(decodeRequest(frame), {
     messageId: 9, controls: [], kind: 'search', base: 'ou=People,dc=example,dc=com', scope: 'sub', derefAliases: 3,
-    sizeLimit: 500, timeLimit: 60, typesOnly: true, filter, attributes: ['cn', 'entryUUID', '+'],
+    sizeLimit: 500, timeLimit: 60, typesOnly: true, filter, attributes: ['cn', 'entryUUID', '+'], filterTerms: 8,
   });
 });
 

@@ -20,6 +20,7 @@ import type { Matched } from '../net/paged-searches.js';
 import { rootDse } from './root-dse.js';
 import { subschema } from './subschema.js';
 import { oversizedFilter } from './filter-cap.js';
+import { searchBase } from './search-base.js';
 import { inMonitor, monitor } from './monitor.js';
 import { memberOfValues } from '../member-of.js';
 import { assertionOf, requireAssertion } from '../assertion.js';
@@ -151,8 +152,8 @@ export async function search(request: SearchRequest, context: OperationContext):
   const monitorBase = monitorKeyOf(request.base);
   if (monitorBase !== undefined) return monitor(request, context, monitorBase);
   requireAccess(session, server.config, '', 'readEntry');
-  const base = parseDn(request.base);
-  if (normalizeDn(base) === SUBSCHEMA_KEY) return subschema(request, context);
+  const { dn: base, normalized: baseKey } = searchBase(request.base);
+  if (baseKey === SUBSCHEMA_KEY) return subschema(request, context);
   if (base.length === 0) return { code: ResultCode.noSuchObject, message: 'search a naming context (see the root DSE)' };
   const assertion = assertionOf(request);
   if (assertion) await requireAssertion(assertion, await server.store.require(base), session, () => server.store.hasChildren(base));
@@ -165,7 +166,7 @@ export async function search(request: SearchRequest, context: OperationContext):
   if (paging && 'code' in paging) return paging;
   const memberships = await resolveMemberships(request.filter, server.store, { nested: server.config.memberOfNested === true, maxGroups: limits.maxNestedGroups });
   const walk: Walk = {
-    request, context, selection, baseKey: normalizeDn(base), sizeLimit: paging ? 0 : sizeLimit,
+    request, context, selection, baseKey, sizeLimit: paging ? 0 : sizeLimit,
     deadline: timeLimit ? performance.now() + timeLimit * 1000 : 0,
     needsSubordinates: wantsComputed(selection, 'hasSubordinates') || mentionsAttribute(request.filter, 'hasSubordinates'),
     needsEntryDn: request.scope === 'children' || readableDependsOnEntry(session),

@@ -1,25 +1,12 @@
 /** serve's limit flags and --config keys (src/cli/options/limits.ts): defaults, the file, flags over the file, usage errors. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { limitsFromOptions } from '../../../src/cli/options/limits.js';
 import { LIMIT_KEYS } from '../../../src/cli/options/limit-keys.js';
 import { readPolicyFile } from '../../../src/cli/options/policy.js';
 import { CliError } from '../../../src/cli/support/errors.js';
+import { withConfig } from '../../helpers/config-file.js';
 import { DEFAULT_LIMITS } from '../../../src/server/index.js';
-
-async function withConfig(settings: unknown, body: (file: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'leveldap-limits-'));
-  try {
-    const file = join(dir, 'config.json');
-    await writeFile(file, JSON.stringify(settings));
-    await body(file);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
 
 const usageError = (pattern: RegExp) => (error: unknown) => error instanceof CliError && pattern.test(error.message);
 

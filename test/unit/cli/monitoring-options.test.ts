@@ -1,23 +1,10 @@
 /** serve's monitoring flags and --config keys (src/cli/options/monitoring.ts): defaults, the file, flags over the file, usage errors. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { monitoringFromOptions } from '../../../src/cli/options/monitoring.js';
 import { readPolicyFile } from '../../../src/cli/options/policy.js';
 import { CliError } from '../../../src/cli/support/errors.js';
-
-async function withConfig(settings: unknown, body: (file: string) => Promise<void>): Promise<void> {
-  const dir = await mkdtemp(join(tmpdir(), 'leveldap-monitoring-'));
-  try {
-    const file = join(dir, 'config.json');
-    await writeFile(file, JSON.stringify(settings));
-    await body(file);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+import { withConfig } from '../../helpers/config-file.js';
 
 test('by default: cn=Monitor for the admin, no metrics endpoint', async () => {
   assert.deepEqual(await monitoringFromOptions({}, undefined), { monitorAccess: 'admin' });

@@ -20,7 +20,7 @@ export {
 } from './writes.js';
 export { DEFAULT_MAX_NESTED_GROUPS, type Group, type Walked } from './memberships.js';
 export { DEFAULT_MAX_SUBTREE_RENAME } from './subtree.js';
-export { dnKey, normalizedDnOf } from './keys.js';
+export { dnKey, keyBelow, normalizedDnOf } from './keys.js';
 export type { Modification } from './modification.js';
 export { currentSchema, installSchema, buildSchema, onSchemaChange } from './schema/installed.js';
 export { subschemaEntry, SUBSCHEMA_DN, SUBSCHEMA_KEY } from './schema/subschema.js';

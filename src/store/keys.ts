@@ -21,7 +21,7 @@
  * memberof range; a member DN need not name an existing entry.
  */
 import { createHash } from 'node:crypto';
-import type { Dn } from './dn.js';
+import type { Dn, Rdn } from './dn.js';
 import { normalizeRdn } from './normalize.js';
 
 const SEPARATOR = '\x00';
@@ -38,6 +38,11 @@ export function ancestorKeys(dn: Dn): string[] {
   const keys: string[] = [];
   for (let length = reversed.length; length > 0; length -= 1) keys.push(reversed.slice(0, length).join(RDN_SEPARATOR));
   return keys;
+}
+
+/** The dnKey of the entry named `rdn` below the entry at `parentKey` ('' for none): dnKey of the whole DN. */
+export function keyBelow(parentKey: string, rdn: Rdn): string {
+  return parentKey === '' ? normalizeRdn(rdn) : parentKey + RDN_SEPARATOR + normalizeRdn(rdn);
 }
 
 /** The dnKey of an entry's parent ('' for a top entry). */

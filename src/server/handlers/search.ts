@@ -7,7 +7,7 @@
  * the assertion control, the base entry must match it (assertionFailed), on every page of a
  * paged search.
  */
-import { dnKey, normalizeDn, normalizedDnOf, parseDn, SUBSCHEMA_KEY, type Entry } from '../../store/index.js';
+import { normalizeDn, normalizedDnOf, parseDn, SUBSCHEMA_KEY, type Entry } from '../../store/index.js';
 import { ResultCode, encodeSearchEntry } from '../../protocol/index.js';
 import { indexHint, matcher, mentionsAttribute, needsMemberOfValues, resolveMemberships, type MatchContext, type Memberships, type Truth } from '../filter/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
@@ -21,6 +21,7 @@ import { rootDse } from './root-dse.js';
 import { subschema } from './subschema.js';
 import { oversizedFilter } from './filter-cap.js';
 import { searchBase } from './search-base.js';
+import { entryKeyOf } from './entry-key.js';
 import { inMonitor, monitor } from './monitor.js';
 import { memberOfValues } from '../member-of.js';
 import { assertionOf, requireAssertion } from '../assertion.js';
@@ -95,7 +96,7 @@ async function sendEntry(walk: Walk, { entry, hasSubordinates, memberOf, readabl
 /** The entry with its hasSubordinates and memberOf (when needed) if it matches the search, else undefined. */
 async function check(walk: Walk, entry: Entry): Promise<Matched | undefined> {
   const { memberships, needsMemberOf } = walk;
-  const key = memberships.tests.size > 0 || needsMemberOf ? dnKey(parseDn(entry.dn)) : undefined;
+  const key = memberships.tests.size > 0 || needsMemberOf ? entryKeyOf(entry.dn) : undefined;
   const normalized = key !== undefined ? normalizedDnOf(key) : walk.needsEntryDn ? normalizeDn(entry.dn) : undefined;
   if (walk.request.scope === 'children' && normalized === walk.baseKey) return undefined;
   // Without needsEntryDn, readable() does not look at the DN (the admin, anonymous clients).

@@ -4,7 +4,7 @@
  * attributes (hasSubordinates, entryDN, subschemaSubentry, memberOf) are added when asked for. Attributes the viewer may not
  * read (userPassword, the password policy state: access.ts) are left out, however they are asked for.
  */
-import { attributeType, onSchemaChange, typeKey, SUBSCHEMA_DN, type Attribute, type Entry } from '../store/index.js';
+import { attributeType, typeKey, SchemaMemo, SUBSCHEMA_DN, type Attribute, type Entry } from '../store/index.js';
 import type { Readable } from './access.js';
 
 export interface Selection {
@@ -23,12 +23,8 @@ const COMPUTED = ['hasSubordinates', 'entryDN', 'subschemaSubentry', 'memberOf']
 
 const SUBSCHEMA = Buffer.from(SUBSCHEMA_DN);
 
-/** Selections by their attribute list, so that their decisions carry over from search to search (at most SELECTIONS_KEPT). */
-const selections = new Map<string, Selection>();
-const SELECTIONS_KEPT = 256;
-/** Lists longer than this (in characters) are parsed each time. */
-const KEPT_LIST_LENGTH = 1024;
-onSchemaChange(() => selections.clear());
+/** Selections by their attribute list, at most 256, of lists up to 1,024 characters. */
+const selections = new SchemaMemo<Selection>(256, 1024);
 
 /**
  * The selection an attribute list asks for. The same few lists come in search after search (none,
@@ -37,15 +33,7 @@ onSchemaChange(() => selections.clear());
  * name, and the kept selections go when another schema is installed.
  */
 export function parseSelection(requested: readonly string[]): Selection {
-  const key = requested.join('\0');
-  if (key.length > KEPT_LIST_LENGTH) return freshSelection(requested);
-  let selection = selections.get(key);
-  if (selection === undefined) {
-    if (selections.size >= SELECTIONS_KEPT) selections.clear();
-    selection = freshSelection(requested);
-    selections.set(key, selection);
-  }
-  return selection;
+  return selections.get(requested.join('\0'), () => freshSelection(requested));
 }
 
 function freshSelection(requested: readonly string[]): Selection {

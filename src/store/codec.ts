@@ -148,8 +148,9 @@ function nameAt(buffer: Buffer, start: number, length: number, position: number)
 }
 
 function decodeRecord(buffer: Buffer): Entry {
-  const dnLength = u32At(buffer, afterFormat(buffer));
-  let offset = 5;
+  let offset = afterFormat(buffer);
+  const dnLength = u32At(buffer, offset);
+  offset += 4;
   if (offset + dnLength > buffer.length) throw truncated();
   const dn = buffer.toString('utf8', offset, offset + dnLength);
   offset += dnLength;

@@ -22,7 +22,8 @@ export { DEFAULT_MAX_NESTED_GROUPS, type Group, type Walked } from './membership
 export { DEFAULT_MAX_SUBTREE_RENAME } from './subtree.js';
 export { dnKey, keyBelow, normalizedDnOf } from './keys.js';
 export type { Modification } from './modification.js';
-export { currentSchema, installSchema, buildSchema, onSchemaChange } from './schema/installed.js';
+export { currentSchema, installSchema, buildSchema } from './schema/installed.js';
+export { SchemaMemo } from './schema/memo.js';
 export { subschemaEntry, SUBSCHEMA_DN, SUBSCHEMA_KEY } from './schema/subschema.js';
 export { SchemaError } from './schema/registry.js';
 export { SchemaSyntaxError } from './schema/parse.js';

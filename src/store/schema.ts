@@ -7,7 +7,8 @@
  * case-insensitively (caseIgnoreMatch), so that data written before a schema change still reads.
  */
 import type { Equality } from './schema/equality.js';
-import { currentSchema, onSchemaChange } from './schema/installed.js';
+import { currentSchema } from './schema/installed.js';
+import { SchemaMemo } from './schema/memo.js';
 
 export type { Equality } from './schema/equality.js';
 
@@ -60,24 +61,11 @@ function baseName(description: string): string {
 
 /** Descriptions seen so far (bounded): the same few dozen names come back for every entry. */
 const CACHE_LIMIT = 10_000;
-const typeCache = new Map<string, AttributeType>();
-const keyCache = new Map<string, string>();
-const namesCache = new Map<string, readonly string[]>();
-onSchemaChange(() => {
-  typeCache.clear();
-  keyCache.clear();
-  namesCache.clear();
-});
-
 /** Longer descriptions are computed each time: a client must not fill the caches with junk names. */
 const CACHED_LENGTH_LIMIT = 128;
-
-function remember<T>(cache: Map<string, T>, key: string, value: T): T {
-  if (key.length > CACHED_LENGTH_LIMIT) return value;
-  if (cache.size >= CACHE_LIMIT) cache.clear();
-  cache.set(key, value);
-  return value;
-}
+const types = new SchemaMemo<AttributeType>(CACHE_LIMIT, CACHED_LENGTH_LIMIT);
+const keys = new SchemaMemo<string>(CACHE_LIMIT, CACHED_LENGTH_LIMIT);
+const names = new SchemaMemo<readonly string[]>(CACHE_LIMIT, CACHED_LENGTH_LIMIT);
 
 function lookUp(base: string): AttributeType {
   const known = currentSchema().attributeType(base);
@@ -85,9 +73,11 @@ function lookUp(base: string): AttributeType {
   return { name: known.name, key: known.key, equality: known.compare, operational: known.operational, ...SPECIAL[known.key] };
 }
 
+const lookUpDescription = (description: string): AttributeType => lookUp(baseName(description));
+
 /** The attribute type for a name, alias, OID or description with options. */
 export function attributeType(description: string): AttributeType {
-  return typeCache.get(description) ?? remember(typeCache, description, lookUp(baseName(description)));
+  return types.get(description, lookUpDescription);
 }
 
 /**
@@ -95,20 +85,23 @@ export function attributeType(description: string): AttributeType {
  * ('commonName' and '2.5.4.3' -> 'cn'), followed by its options lower-cased and sorted.
  */
 export function attributeKey(description: string): string {
-  const cached = keyCache.get(description);
-  if (cached !== undefined) return cached;
+  return keys.get(description, keyOf);
+}
+
+function keyOf(description: string): string {
   const type = attributeType(description).key;
   const options = description.split(';').slice(1).map((option) => option.toLowerCase()).sort();
-  return remember(keyCache, description, options.length === 0 ? type : `${type};${options.join(';')}`);
+  return options.length === 0 ? type : `${type};${options.join(';')}`;
 }
 
 /** Every lower-cased name a description's type can be written as: its names, its OID, 'oid.' and its OID (its own for an unknown type). */
 export function namesOf(description: string): readonly string[] {
-  const cached = namesCache.get(description);
-  if (cached) return cached;
+  return names.get(description, spellingsOf);
+}
+
+function spellingsOf(description: string): readonly string[] {
   const known = currentSchema().attributeType(baseName(description));
-  const names = known ? [...known.names.map((name) => name.toLowerCase()), known.oid, `oid.${known.oid}`] : [attributeType(description).key];
-  return remember(namesCache, description, names);
+  return known ? [...known.names.map((name) => name.toLowerCase()), known.oid, `oid.${known.oid}`] : [attributeType(description).key];
 }
 
 /** The canonical type name only, lower-cased: what indexes and `get` use. */

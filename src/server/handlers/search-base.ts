@@ -1,10 +1,9 @@
 /**
  * A search's base DN, parsed and normalized once per text: the same few bases (the suffix,
  * ou=People, ...) come in search after search, and parsing and normalizing one costs more than the
- * rest of a one-entry search's set-up. A memo of pure functions, dropped when another schema is
- * installed (normalizing follows the schema's matching rules).
+ * rest of a one-entry search's set-up. A SchemaMemo: normalizing follows the schema's matching rules.
  */
-import { normalizeDn, onSchemaChange, parseDn, type Dn } from '../../store/index.js';
+import { normalizeDn, parseDn, SchemaMemo, type Dn } from '../../store/index.js';
 
 export interface SearchBase {
   readonly dn: Dn;
@@ -12,22 +11,15 @@ export interface SearchBase {
   readonly normalized: string;
 }
 
-const kept = new Map<string, SearchBase>();
-/** Bases kept at most (past it, the memo starts again). */
-const KEPT = 1024;
-/** Longer bases are parsed each time. */
-const KEPT_LENGTH = 512;
-onSchemaChange(() => kept.clear());
+/** At most 1,024 bases, of up to 512 characters. */
+const bases = new SchemaMemo<SearchBase>(1024, 512);
+
+function parsed(text: string): SearchBase {
+  const dn = parseDn(text);
+  return { dn, normalized: normalizeDn(dn) };
+}
 
 /** The base, parsed (invalidDnSyntax as parseDn throws it) and normalized. */
 export function searchBase(text: string): SearchBase {
-  const known = kept.get(text);
-  if (known !== undefined) return known;
-  const dn = parseDn(text);
-  const base = { dn, normalized: normalizeDn(dn) };
-  if (text.length <= KEPT_LENGTH) {
-    if (kept.size >= KEPT) kept.clear();
-    kept.set(text, base);
-  }
-  return base;
+  return bases.get(text, parsed);
 }

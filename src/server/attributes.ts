@@ -23,7 +23,7 @@ const COMPUTED = ['hasSubordinates', 'entryDN', 'subschemaSubentry', 'memberOf']
 
 const SUBSCHEMA = Buffer.from(SUBSCHEMA_DN);
 
-/** Selections by their attribute list, at most 256, of lists up to 1,024 characters. */
+/** Selections by their attribute list (as JSON, so that no two lists share a text), at most 256, of lists up to 1,024 characters. */
 const selections = new SchemaMemo<Selection>(256, 1024);
 
 /**
@@ -33,7 +33,7 @@ const selections = new SchemaMemo<Selection>(256, 1024);
  * name, and the kept selections go when another schema is installed.
  */
 export function parseSelection(requested: readonly string[]): Selection {
-  return selections.get(requested.join('\0'), () => freshSelection(requested));
+  return selections.get(JSON.stringify(requested), () => freshSelection(requested));
 }
 
 function freshSelection(requested: readonly string[]): Selection {

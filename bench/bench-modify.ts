@@ -1,8 +1,8 @@
 /**
  * Synced modifies, leveldap against OpenLDAP slapd, side by side in one run (issue 18's modrate
- * case): the same USERS-user make-ldif LDIF in both; slapd (16 threads, loglevel 0, back_mdb
- * with its default durability: every write transaction is flushed to disk before slapd answers,
- * no `dbnosync`) indexed as leveldap is by default; leveldap as `serve` runs by default (every
+ * case): the same USERS-user make-ldif LDIF in both (bench/side-by-side.ts); slapd (16 threads up
+ * to 4 cores, loglevel 0, back_mdb with its default durability: every write transaction is
+ * flushed to disk before slapd answers, no `dbnosync`) indexed as leveldap is by default; leveldap as `serve` runs by default (every
  * acknowledged write synced). The load is modrate's engine (src/authrate/modrate.ts) in this
  * process: C connections bound as each server's admin, one modify outstanding on each, replacing
  * the description of a random user (`-b uid=user.%s,ou=People,... -g rand(0,USERS-1) -M
@@ -19,7 +19,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { probe, startLoad } from '../src/authrate/engine.js';
 import { MODRATE, parseModrateOptions } from '../src/authrate/modrate.js';
-import { BENCH_ADMIN, makeLdifFile, slapdSettings, SLAPD_INDEX_LINES, startLeveldap, startSlapd, type BenchServer } from '../src/bench-schemes/servers.js';
+import { makeLdifFile } from '../src/bench-schemes/servers.js';
+import { startSideBySide, type Served } from './side-by-side.js';
 import { cpuSeconds } from '../src/harness/process-stats.js';
 
 const USERS = Number(process.env.USERS ?? 10_000);
@@ -30,13 +31,6 @@ const SERVE_ARGS = (process.env.SERVE_ARGS ?? '').split(' ').filter(Boolean);
 const BUILDS = process.env.BUILDS ? process.env.BUILDS.split(',') : [];
 const WARM_UP_SECONDS = 2;
 const SUFFIX = 'dc=example,dc=com';
-
-interface Served {
-  readonly label: string;
-  readonly server: BenchServer;
-  readonly bindDn: string;
-  readonly password: string;
-}
 
 interface Measured {
   readonly throughput: number;
@@ -76,14 +70,7 @@ async function main(): Promise<void> {
   try {
     process.stderr.write(`generating ${USERS} users...\n`);
     await makeLdifFile(ldif, ['--users', String(USERS), '--scheme', 'SSHA512', '--seed', 'bench', '--base-dn', SUFFIX]);
-    const slapd = await startSlapd(ldif, { ...slapdSettings(), databaseLines: SLAPD_INDEX_LINES });
-    served.push({ label: 'slapd', server: slapd, bindDn: slapd.rootDn, password: slapd.rootPassword });
-    const leveldap = await startLeveldap(ldif, join(dir, 'leveldap'), [], SERVE_ARGS);
-    served.push({ label: 'leveldap', server: leveldap, bindDn: BENCH_ADMIN.dn, password: BENCH_ADMIN.password });
-    for (const [index, build] of BUILDS.entries()) {
-      const server = await startLeveldap(ldif, join(dir, `build-${index}`), [], SERVE_ARGS, join(build, 'bin', 'leveldap.js'));
-      served.push({ label: `leveldap (${build})`, server, bindDn: BENCH_ADMIN.dn, password: BENCH_ADMIN.password });
-    }
+    served.push(...await startSideBySide(ldif, dir, SERVE_ARGS, BUILDS));
     const lines = ['| connections | server | modifies/s | p50 ms | p99 ms | server CPU µs per modify | errors |', '|---:|---|---:|---:|---:|---:|---:|'];
     for (const connections of CONNECTIONS) {
       const best = new Map<string, Measured>();

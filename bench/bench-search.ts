@@ -1,9 +1,9 @@
 /**
  * Indexed equality searches, leveldap against OpenLDAP slapd, side by side in one run (issue 18's
  * search case): the same USERS-user make-ldif LDIF (~1 KB inetOrgPerson entries, pre-hashed
- * {SSHA512}) in both; slapd (16 threads, loglevel 0) indexed as leveldap is by default
- * (objectClass, uid, cn, sn, mail, member, uniqueMember, equality); the same client
- * (bench/search-load.ts: CONNECTIONS connections bound as each server's admin, one search
+ * {SSHA512}) in both (bench/side-by-side.ts); slapd (16 threads up to 4 cores, loglevel 0) indexed
+ * as leveldap is by default (objectClass, uid, cn, sn, mail, member, uniqueMember, equality); the
+ * same client (bench/search-load.ts: CONNECTIONS connections bound as each server's admin, one search
  * outstanding on each), `(uid=user.N)` for random N, subtree from the suffix, one entry each:
  *
  *   all attributes   no attribute list: every user attribute
@@ -19,7 +19,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import filters from '@ldapjs/filter';
-import { makeLdifFile, startLeveldap, startSlapd, type BenchServer } from '../src/bench-schemes/servers.js';
+import { makeLdifFile } from '../src/bench-schemes/servers.js';
+import { startSideBySide, type Served } from './side-by-side.js';
 import { bestOfRounds, measureSearches, type MeasuredSearches } from './search-load.js';
 
 const USERS = Number(process.env.USERS ?? 10_000);
@@ -31,15 +32,6 @@ const BUILDS = process.env.BUILDS ? process.env.BUILDS.split(',') : [];
 /** CASES=name,name: only the searches whose names contain one of these. */
 const ONLY = (process.env.CASES ?? '').split(',').filter(Boolean);
 const SUFFIX = 'dc=example,dc=com';
-/** leveldap's DEFAULT_INDEXES (src/store/indexes.ts), for slapd. */
-const INDEXES = ['objectClass', 'uid', 'cn', 'sn', 'mail', 'member', 'uniqueMember'];
-
-interface Served {
-  readonly label: string;
-  readonly server: BenchServer;
-  readonly bindDn: string;
-  readonly password: string;
-}
 
 interface Case {
   readonly name: string;
@@ -67,18 +59,6 @@ function row(test: Case, label: string, r: MeasuredSearches): string {
   return `| ${test.name} | ${label} | ${Math.round(r.throughput)} | ${(r.entries / Math.max(1, r.searches)).toFixed(2)} | ${r.p50Ms.toFixed(2)} | ${r.p99Ms.toFixed(2)} | ${r.p999Ms.toFixed(2)} | ${perSearch} | ${errors} |`;
 }
 
-async function startServers(dir: string, ldif: string): Promise<Served[]> {
-  const slapd = await startSlapd(ldif, { threads: 16, logLevel: '0', databaseLines: INDEXES.map((name) => `index ${name} eq`) });
-  const served: Served[] = [{ label: 'slapd', server: slapd, bindDn: slapd.rootDn, password: slapd.rootPassword }];
-  const admin = { bindDn: 'cn=Directory Manager', password: 'bench-schemes' };
-  served.push({ label: 'leveldap', server: await startLeveldap(ldif, join(dir, 'leveldap'), [], SERVE_ARGS), ...admin });
-  for (const [index, build] of BUILDS.entries()) {
-    const server = await startLeveldap(ldif, join(dir, `build-${index}`), [], SERVE_ARGS, join(build, 'bin', 'leveldap.js'));
-    served.push({ label: `leveldap (${build})`, server, ...admin });
-  }
-  return served;
-}
-
 async function main(): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), 'leveldap-bench-search-'));
   const ldif = join(dir, 'users.ldif');
@@ -86,7 +66,7 @@ async function main(): Promise<void> {
   try {
     process.stderr.write(`generating ${USERS} users...\n`);
     await makeLdifFile(ldif, ['--users', String(USERS), '--scheme', 'SSHA512', '--seed', 'bench', '--base-dn', SUFFIX]);
-    served = await startServers(dir, ldif);
+    served = await startSideBySide(ldif, dir, SERVE_ARGS, BUILDS);
     const lines = ['| search | server | searches/s | entries per search | p50 ms | p99 ms | p99.9 ms | server CPU µs per search | errors |', '|---|---|---:|---:|---:|---:|---:|---:|---:|'];
     for (const test of CASES.filter((candidate) => ONLY.length === 0 || ONLY.some((part) => candidate.name.includes(part)))) {
       const best = await bestOfRounds(served, ROUNDS, (one) => measure(one, test), (text) => process.stderr.write(`${test.name}: ${text}...\n`));

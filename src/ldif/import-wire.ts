@@ -5,7 +5,7 @@
  * copy rather than tens of thousands.
  */
 import type { Entry } from '../store/entry.js';
-import { put, type BatchOp } from '../store/store.js';
+import { put, type BatchOp } from '../store/index.js';
 import { ImportProblem, type Outcome } from './import-plan.js';
 import type { LdifRecord } from './types.js';
 

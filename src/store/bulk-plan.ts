@@ -9,7 +9,7 @@ import { ancestorKeys } from './keys.js';
 import { checkSchema } from './schema/check.js';
 import { withStructuralClass } from './schema/enforce.js';
 import { currentSchema } from './schema/installed.js';
-import { entryOps, storedForm, type BatchOp } from './store.js';
+import { entryOps, storedForm, type BatchOp } from './batch-ops.js';
 import { checkEntry } from './validate.js';
 
 /** An entry ready to be placed: its DN as written, its ancestorKeys (its own first) and its operations. */

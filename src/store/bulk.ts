@@ -14,7 +14,7 @@ import { parseDn } from './dn.js';
 import { normalizeDn } from './normalize.js';
 import type { Entry } from './entry.js';
 import { metaKey, suffixKey } from './keys.js';
-import { alreadyExists, needsNewSuffix, put, type BatchOp } from './store.js';
+import { alreadyExists, needsNewSuffix, put, type BatchOp } from './batch-ops.js';
 import { asError } from '../errors.js';
 import { planBulkEntry, type BulkPlan, type PlanContext } from './bulk-plan.js';
 import { KeyFilter } from './key-filter.js';

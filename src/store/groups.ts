@@ -14,7 +14,7 @@ import { values, type Attribute, type Entry } from './entry.js';
 import { DirectoryError } from './errors.js';
 import { dnKey, groupKey, memberOfKey, membershipKey } from './keys.js';
 import { typeKey } from './schema.js';
-import type { BatchOp } from './store.js';
+import type { BatchOp } from './batch-ops.js';
 
 /** The group object classes and the attribute holding each one's members (lower-case type keys). */
 export const GROUP_KINDS: readonly { readonly objectClass: string; readonly attribute: string }[] = [

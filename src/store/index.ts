@@ -1,7 +1,10 @@
-export { DirectoryStore, STORE_FORMAT, APPLY_WAIT_BUCKETS, type RecordStats, type SharedFailures, DEFAULT_CACHE_MB, DEFAULT_ENTRY_CACHE_MB, type Scope, type IndexHint, type OpenOptions, type AddOptions } from './store.js';
+export { DirectoryStore, type AddOptions } from './store.js';
+export { STORE_FORMAT, DEFAULT_CACHE_MB, DEFAULT_ENTRY_CACHE_MB, type OpenOptions } from './level.js';
+export { APPLY_WAIT_BUCKETS, type RecordStats, type SharedFailures } from './system-of-record.js';
+export type { Scope, IndexHint } from './reads.js';
 export { BulkLoader, type BulkTarget } from './bulk.js';
 export { planBulkEntry, type BulkPlan, type PlanContext } from './bulk-plan.js';
-export { put, type BatchOp } from './store.js';
+export { put, type BatchOp } from './batch-ops.js';
 export { DirectoryError, StoreError } from './errors.js';
 export {
   parseDn, formatDn, escapeValue, dnSizeProblem, DEFAULT_DN_LIMITS, DN_CEILING, type Dn, type DnLimits, type Rdn, type Ava,

@@ -3,7 +3,7 @@ import type { Entry } from './entry.js';
 import { normalizeValue } from './normalize.js';
 import { attributeType, typeKey } from './schema.js';
 import { equalityKey } from './keys.js';
-import type { BatchOp } from './store.js';
+import type { BatchOp } from './batch-ops.js';
 
 const EMPTY = Buffer.alloc(0);
 

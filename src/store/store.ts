@@ -1,84 +1,30 @@
 /**
  * The directory store: entries in one LevelDB database, keyed by normalized DN (keys.ts), with
  * equality indexes (which answer presence too) and a group's membership keys (groups.ts) written
- * in the same atomic batch as the entry.
+ * in the same atomic batch as the entry. Opening is level.ts's, reads and a search's candidates
+ * reads.ts's, a write's operations batch-ops.ts's; here: the writes' path to LevelDB (or to a
+ * system of record, system-of-record.ts) through the write gate, and the store's own questions.
  */
-import { existsSync } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Level } from 'level';
-import { formatDn, parseDn, type Dn, type Rdn } from './dn.js';
-import { decodeEntry, decodeValues, encodeEntry } from './codec.js';
-import { values, type Entry } from './entry.js';
-import { DirectoryError, StaleCopy, StoreError } from './errors.js';
-import { membershipChanges, membershipRecords, withoutMemberOf } from './groups.js';
-import { DEFAULT_INDEXES, indexChanges, indexKeys, normalizeIndexList } from './indexes.js';
-import {
-  ancestorKeys, childKey, childrenRange, dnKey, dnKeyOfIndexKey, entriesRange, entryKey, equalityRange, inSubtree, metaKey, presenceRange,
-  valueKey, valueKeyOfIndexKey,
-  subtreeRange, suffixKey, ALL_KEYS, ENTRY_KEYS, isDirectChild, suffixesRange,
-} from './keys.js';
-import { normalizeRdn, normalizeValue } from './normalize.js';
+import { del, put, alreadyExists, entryOps, needsNewSuffix, storedForm, type BatchOp } from './batch-ops.js';
+import { formatDn, parseDn, type Dn } from './dn.js';
+import type { Entry } from './entry.js';
+import { DirectoryError, StaleCopy } from './errors.js';
+import { DEFAULT_INDEXES } from './indexes.js';
+import { ancestorKeys, childrenRange, dnKey, entriesRange, entryKey, metaKey, suffixKey, ALL_KEYS, ENTRY_KEYS, suffixesRange } from './keys.js';
+import { checkFormat, entryCacheBytes, openLevel, DEFAULT_ENTRY_CACHE_MB, type Db, type OpenOptions } from './level.js';
 import { Memberships } from './memberships.js';
-import { EqualityCache, RecordCache } from './stamped-cache.js';
 import { KeyedMutex, SharedSlots, type HeldLocks } from './mutex.js';
-import { withCreationAttributes } from './operational.js';
-import { WriteRecovery, type RecoveryDb, type StoreLog } from './recovery.js';
-import { typeKey } from './schema.js';
-import { upgradeToFormat2 } from './upgrade.js';
+import { EntryReads, type IndexHint, type Scope, type StoreStats } from './reads.js';
+import { WriteRecovery, type RecoveryDb } from './recovery.js';
+import type { RecordStats, SharedFailures, SystemOfRecord } from './system-of-record.js';
 import { checkEntry } from './validate.js';
 import { FULL, WriteGate, type Pass } from './write-gate.js';
 import { errorCode, errorMessage, asError } from '../errors.js';
 
-/** The on-disk layout this code reads and writes (2: with the group keys; a format-1 database is upgraded on open, upgrade.ts). */
-export const STORE_FORMAT = '2';
-
-export type Scope = 'base' | 'one' | 'sub';
-
-/**
- * A search term the store can answer from an index instead of scanning: an equality or presence
- * on an indexed attribute; the members of groups (dnKeys: memberOf, through nesting or not);
- * or a known set of entries (dnKeys).
- */
-export type IndexHint =
-  | { readonly equality: { readonly attribute: string; readonly value: Buffer } }
-  | { readonly present: string }
-  | { readonly membersOf: readonly string[] }
-  | { readonly entries: readonly string[] };
-
-export interface OpenOptions {
-  readonly createIfMissing?: boolean;
-  /** Attributes to index, for a new database (an existing one keeps its own). */
-  readonly indexes?: readonly string[];
-  /** LevelDB's block cache in MiB (default 8; import uses more). Part of the server's resident memory. */
-  readonly cacheMb?: number;
-  /** Entry records kept per thread in MiB, besides LevelDB's cache (default 16, 0: none; stamped-cache.ts). */
-  readonly entryCacheMb?: number;
-  /** LevelDB's write buffer (memtable) in MiB (default 32; a bulk load uses more: fewer tables to merge while it runs). */
-  readonly writeBufferMb?: number;
-  /**
-   * Several threads of this process serve the database (`serve --threads`): each opens it with
-   * this set (classic-level shares one LevelDB between them) and the same `sharedLocks`
-   * (SharedSlots' buffer, `owner` numbering the thread from 1), so writes to an entry take turns
-   * across threads too, and the same `writeGate` (WriteGate's buffer), so a failed write stops
-   * the writes of every thread.
-   */
-  readonly threads?: { readonly sharedLocks: SharedArrayBuffer; readonly writeGate: SharedArrayBuffer; readonly owner: number };
-  /** Where a failed write, and writes resuming, are told (docs/durability.md). */
-  readonly log?: StoreLog;
-}
-
-export const DEFAULT_CACHE_MB = 8;
-export const DEFAULT_ENTRY_CACHE_MB = 16;
-
-/** Entries read at once for a search whose candidates are known keys (the members of groups). */
-const KNOWN_BATCH = 64;
-
 /** Entry records read synchronously at most by records(); more are read in one getMany. */
 const SYNC_RECORDS = 8;
-
-/** Index keys read at once for an equality term (most values index one entry or a few). */
-const INDEX_BATCH = 64;
 
 export interface AddOptions {
   /** creatorsName/modifiersName. */
@@ -100,175 +46,6 @@ interface PlannedAdd {
   readonly newSuffix: boolean;
 }
 
-interface StoreStats {
-  entriesRead: number;
-  indexKeysRead: number;
-  /** Entry records read synchronously and found in the cache of recent records, and those read from LevelDB while it was on. */
-  recordCacheHits: number;
-  recordCacheMisses: number;
-}
-
-type Db = Level<string, Buffer>;
-export type BatchOp = { type: 'put'; key: string; value: Buffer } | { type: 'del'; key: string };
-
-const EMPTY = Buffer.alloc(0);
-export const put = (key: string, value: Buffer = EMPTY): BatchOp => ({ type: 'put', key, value });
-export const del = (key: string): BatchOp => ({ type: 'del', key });
-
-/** The entry record at `key` and its one-level index key under `parentKey` (the child's dnKey as value). */
-export function placementOps(key: string, parentKey: string, rdn: Rdn, entry: Entry): BatchOp[] {
-  return [put(entryKey(key), encodeEntry(entry)), put(childKey(parentKey, normalizeRdn(rdn)), Buffer.from(key))];
-}
-
-/** The removal of what {@link placementOps} wrote. */
-export function removalOps(key: string, parentKey: string, rdn: Rdn): BatchOp[] {
-  return [del(entryKey(key)), del(childKey(parentKey, normalizeRdn(rdn)))];
-}
-
-/** The entry as a new entry is stored: memberOf dropped, the operational attributes it lacks added. */
-export function storedForm(entry: Entry, actor: string): Entry {
-  return withCreationAttributes(withoutMemberOf(entry), actor);
-}
-
-/**
- * What storing a new entry writes, the naming-context key aside: its record, its one-level
- * index key, its index keys and its group keys. Pure: the same entry gives the same operations.
- */
-export function entryOps(stored: Entry, dn: Dn, keys: readonly string[], indexed: ReadonlySet<string>): BatchOp[] {
-  const [key, parentKey = ''] = keys as [string, string?];
-  const ops = placementOps(key, parentKey, dn[0]!, stored);
-  for (const indexKey of indexKeys(stored, key, indexed)) ops.push(put(indexKey));
-  for (const [derived, value] of membershipRecords(stored, key)) ops.push(put(derived, value));
-  return ops;
-}
-
-/** What storing `after` at `key` in place of `before` writes: its record (`record`), and its index and group keys' changes. Pure. */
-export function replacementOps(indexed: ReadonlySet<string>, key: string, before: Entry, after: Entry, record: Buffer): BatchOp[] {
-  return [put(entryKey(key), record), ...indexChanges(indexed, key, before, key, after), ...membershipChanges(before, key, after, key)];
-}
-
-/** What removing the entry stored at `key` deletes: its record, one-level and naming-context keys, index and group keys. Pure. */
-export function deletionOps(entry: Entry, key: string, parentKey: string, rdn: Rdn, indexed: ReadonlySet<string>): BatchOp[] {
-  const ops = [...removalOps(key, parentKey, rdn), del(suffixKey(key)), ...membershipChanges(entry, key, undefined, key)];
-  for (const indexKey of indexKeys(entry, key, indexed)) ops.push(del(indexKey));
-  return ops;
-}
-
-export function alreadyExists(dn: string): DirectoryError {
-  return new DirectoryError('entryAlreadyExists', `entry ${dn} already exists`);
-}
-
-/**
- * Whether an entry whose own key is free starts a naming context: false when its parent exists;
- * true when no ancestor exists and it may; otherwise noSuchObject, matchedDN the closest ancestor.
- */
-export function needsNewSuffix(dn: Dn, keys: readonly string[], allowNewSuffix: boolean, exists: (key: string) => boolean): boolean {
-  if (dn.length > 1 && exists(keys[1]!)) return false;
-  const ancestor = keys.findIndex((key, depth) => depth > 0 && exists(key));
-  if (allowNewSuffix && ancestor === -1) return true;
-  const reason = dn.length > 1 ? `parent entry ${formatDn(dn.slice(1))} does not exist`
-    : `${formatDn(dn)} has no parent and naming contexts cannot be added here`;
-  throw new DirectoryError('noSuchObject', reason, ancestor === -1 ? '' : formatDn(dn.slice(ancestor)));
-}
-
-export const DEFAULT_WRITE_BUFFER_MB = 32;
-
-/**
- * What an entry record takes in the entry cache against its compressed size on disk, about (make-ldif
- * users: 10.0 MiB of records, 4.6 MiB on disk, 160 bytes more each in the cache).
- */
-const CACHED_PER_STORED = 2.5;
-
-/**
- * The entry cache's size: `mb` MiB when every entry record would fit in it (LevelDB's estimate of
- * their size on disk, times CACHED_PER_STORED), else none. A cache holding only part of the records
- * read at random pushes out records that will be read again, and costs its whole size in resident
- * memory (measured: 10,000 users through 8 MiB, binds 4-12% slower; 100,000 users, 8 MiB, 22-34 MB
- * more RSS).
- */
-export async function entryCacheBytes(db: Db, mb: number): Promise<number> {
-  const bytes = mb * 2 ** 20;
-  if (bytes === 0) return 0;
-  const sized = db as unknown as { approximateSize(start: string, end: string): Promise<number> }; // classic-level's, under level's type
-  return (await sized.approximateSize(ENTRY_KEYS.gte, ENTRY_KEYS.lt)) * CACHED_PER_STORED <= bytes ? bytes : 0;
-}
-
-async function openLevel(dir: string, options: OpenOptions): Promise<Db> {
-  const createIfMissing = options.createIfMissing ?? true;
-  if (!createIfMissing && !existsSync(dir)) throw new StoreError(`there is no database at ${dir}`);
-  const db = new Level<string, Buffer>(dir, {
-    keyEncoding: 'utf8', valueEncoding: 'buffer', createIfMissing, maxFileSize: 8 << 20,
-    writeBufferSize: (options.writeBufferMb ?? DEFAULT_WRITE_BUFFER_MB) << 20, cacheSize: (options.cacheMb ?? DEFAULT_CACHE_MB) << 20,
-  });
-  const multithreading = options.threads !== undefined;
-  try {
-    await db.open({ multithreading } as object);
-    return db;
-  } catch (error) {
-    const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    if (cause?.code === 'LEVEL_LOCKED') {
-      throw new StoreError(`the database ${dir} is in use by another process (is a leveldap server running on it?)`);
-    }
-    throw new StoreError(`cannot open the database ${dir}: ${cause?.message ?? errorMessage(error)}`);
-  }
-}
-
-/**
- * A presence search walks every value of the attribute, so an entry with several values comes up
- * several times: it is returned at its first value in index order only, without remembering keys.
- */
-function isFirstValue(entry: Entry, attribute: string, current: string): boolean {
-  const keys = values(entry, attribute).map((value) => Buffer.from(valueKey(normalizeValue(attribute, value))));
-  if (keys.length === 0) return false;
-  const first = keys.reduce((a, b) => (Buffer.compare(a, b) <= 0 ? a : b));
-  return first.toString() === current;
-}
-
-/**
- * Where writes are committed when the database is a node's local copy of another store (the
- * PostgreSQL system of record, postgres/): a write's batch goes there instead of to LevelDB, and
- * resolves once the local copy holds it. `holding` is what the write holds (its locks, and the
- * `clock` when it took them); StaleCopy when the local copy it read was behind.
- */
-export interface SystemOfRecord {
-  /** Runs a write's critical section, its entry locks taken (KeyedMutex.inside): the record may lock the same entries first. */
-  around<T>(keys: readonly string[], critical: () => Promise<T>, held: HeldLocks): Promise<T>;
-  commit(ops: readonly BatchOp[], held: HeldLocks | undefined): Promise<void>;
-  /** Resolves once the local copy holds every write committed before the call. */
-  catchUp(): Promise<void>;
-  /** A number that grows whenever the local copy changes (KeyedMutex's clock). */
-  readonly clock: number;
-  /** Why reads of the local copy are refused now (too stale), or undefined. */
-  staleReason(): string | undefined;
-  /** Failed binds as every node sees them (lockout), when the system of record shares them. */
-  readonly failures?: SharedFailures;
-  /** What monitoring shows of it (the store counts the writes it runs again). */
-  stats(): Omit<RecordStats, 'staleRetries'>;
-}
-
-/** Upper bounds (seconds) of the buckets of RecordStats.applyWait. */
-export const APPLY_WAIT_BUCKETS = [0.0005, 0.001, 0.002, 0.005, 0.01, 0.02, 0.05, 0.1, 0.5, 1, 5] as const;
-
-/** A system of record's counters since start. */
-export interface RecordStats {
-  /** Writes committed. */
-  readonly commits: number;
-  /** Writes run again because the local copy was behind (StaleCopy). */
-  readonly staleRetries: number;
-  /** How long committed writes waited for the local copy to apply them: per bucket (APPLY_WAIT_BUCKETS, then +Inf), sum in seconds, count. */
-  readonly applyWait: { readonly buckets: readonly number[]; readonly sum: number; readonly count: number };
-  /** Seconds since the system of record last answered the local copy's stream. */
-  readonly silentSeconds: number;
-}
-
-/** Failed binds recorded where every node of a store counts them (lockout.ts; postgres/failures.ts). */
-export interface SharedFailures {
-  /** Records a failure of the account at `at` (ms); resolves with the other nodes' failures after `since` (ms). */
-  failed(account: string, at: number, since: number): Promise<number[]>;
-  /** Forgets the account's failures, after a success (in the background). */
-  cleared(account: string): void;
-}
-
 /** Tries of a write whose local copy was behind (StaleCopy), each after catching up. */
 const STALE_TRIES = 5;
 
@@ -278,7 +55,9 @@ const NOT_WRITTEN = new Set(['LEVEL_DATABASE_NOT_OPEN', 'LEVEL_BATCH_NOT_OPEN'])
 const SUSPENDED = 'writes are suspended after a database write error (see the server log); reads go on';
 
 export class DirectoryStore {
-  readonly stats: StoreStats = { entriesRead: 0, indexKeysRead: 0, recordCacheHits: 0, recordCacheMisses: 0 };
+  /** Entry records and search candidates (reads.ts); `stats` counts what they read. */
+  private readonly reads: EntryReads;
+  readonly stats: StoreStats;
   /** Per-entry write locks (by dnKey), shared by every write (writes.ts). */
   readonly locks: KeyedMutex;
   /** Which writes may be acknowledged (shared by every thread of the process). */
@@ -290,10 +69,6 @@ export class DirectoryStore {
   private record: SystemOfRecord | undefined;
   /** Writes run again after their local copy was found behind (retrying). */
   staleRetries = 0;
-  /** Recent equality lookups, kept while no write finishes (this thread's). */
-  private readonly equalityCache: EqualityCache;
-  /** Recent entry records, kept while no write finishes (this thread's); none when the directory does not fit (entryCacheBytes). */
-  private readonly recordCache: RecordCache | undefined;
   /** The entry cache's size in bytes; 0 when it is off (--entry-cache-mb 0, or the directory does not fit). */
   readonly entryCacheBytes: number;
 
@@ -303,8 +78,8 @@ export class DirectoryStore {
     this.gate = threads ? new WriteGate(threads.writeGate, threads.owner) : new WriteGate();
     this.recovery = new WriteRecovery(db as unknown as RecoveryDb, dir, this.gate, options.log);
     this.memberships = new Memberships(db);
-    this.equalityCache = new EqualityCache(() => this.gate.settled);
-    this.recordCache = entryCacheBytes > 0 ? new RecordCache(() => this.gate.settled, entryCacheBytes) : undefined;
+    this.reads = new EntryReads(db, indexed, this.memberships, () => this.gate.settled, entryCacheBytes);
+    this.stats = this.reads.stats;
     this.entryCacheBytes = entryCacheBytes;
   }
 
@@ -312,32 +87,12 @@ export class DirectoryStore {
   static async open(dir: string, options: OpenOptions = {}): Promise<DirectoryStore> {
     const db = await openLevel(dir, options);
     try {
-      const indexes = await DirectoryStore.checkFormat(db, dir, options.indexes ?? DEFAULT_INDEXES, options.log);
+      const indexes = await checkFormat(db, dir, options.indexes ?? DEFAULT_INDEXES, options.log);
       return new DirectoryStore(db, dir, new Set(indexes), options, await entryCacheBytes(db, options.entryCacheMb ?? DEFAULT_ENTRY_CACHE_MB));
     } catch (error) {
       await db.close();
       throw error;
     }
-  }
-
-  private static async checkFormat(db: Db, dir: string, wantedIndexes: readonly string[], log?: StoreLog): Promise<string[]> {
-    const format = (await db.get(metaKey('format')))?.toString();
-    if (format === undefined) {
-      for await (const _key of db.keys({ limit: 1 })) throw new StoreError(`${dir} is not a leveldap database`);
-      const indexes = normalizeIndexList(wantedIndexes);
-      await db.batch([
-        { type: 'put', key: metaKey('format'), value: Buffer.from(STORE_FORMAT) },
-        { type: 'put', key: metaKey('indexes'), value: Buffer.from(JSON.stringify(indexes)) },
-      ], { sync: true });
-      return indexes;
-    }
-    if (format === '1') {
-      const groups = await upgradeToFormat2(db, STORE_FORMAT);
-      log?.info({ data: dir, groups }, 'the database was upgraded from store format 1 to 2: group memberships are indexed (memberOf)');
-    } else if (format !== STORE_FORMAT) {
-      throw new StoreError(`${dir} has store format ${format}; this leveldap reads format ${STORE_FORMAT}`);
-    }
-    return JSON.parse((await db.get(metaKey('indexes')))?.toString() ?? '[]') as string[];
   }
 
   /** Is the database open (readiness)? */
@@ -401,10 +156,7 @@ export class DirectoryStore {
    * without decoding the rest of it: a bind needs only userPassword.
    */
   valuesSync(dn: Dn, description: string): Buffer[] | undefined {
-    const record = this.recordSync(dnKey(dn));
-    if (record === undefined) return undefined;
-    this.stats.entriesRead += 1;
-    return decodeValues(record, description);
+    return this.reads.valuesSync(dnKey(dn), description);
   }
 
   /** The entry, or noSuchObject with the closest existing ancestor as matchedDN. */
@@ -420,26 +172,7 @@ export class DirectoryStore {
    * closest ancestor only when it is missing.
    */
   async requireExists(dn: Dn, message = ''): Promise<void> {
-    if (this.recordSync(dnKey(dn)) === undefined) throw await this.missing(dn, message);
-  }
-
-  /**
-   * The entry record at this dnKey, read synchronously: from the cache of recent records while no
-   * write has finished since it was read (stamped-cache.ts), else from LevelDB (and kept).
-   */
-  private recordSync(key: string): Buffer | undefined {
-    const cache = this.recordCache;
-    if (cache === undefined) return this.db.getSync(entryKey(key));
-    const kept = cache.get(key);
-    if (kept !== undefined) {
-      this.stats.recordCacheHits += 1;
-      return kept;
-    }
-    this.stats.recordCacheMisses += 1;
-    const stamp = cache.begin();
-    const record = this.db.getSync(entryKey(key));
-    if (record !== undefined) cache.keep(key, record, stamp);
-    return record;
+    if (this.reads.recordSync(dnKey(dn)) === undefined) throw await this.missing(dn, message);
   }
 
   private async missing(dn: Dn, message: string): Promise<DirectoryError> {
@@ -449,31 +182,17 @@ export class DirectoryStore {
 
   /** The entry at this dnKey, read synchronously (see getSync). */
   getByKeySync(key: string): Entry | undefined {
-    const record = this.recordSync(key);
-    if (record === undefined) return undefined;
-    this.stats.entriesRead += 1;
-    return decodeEntry(record);
+    return this.reads.getByKeySync(key);
   }
 
-  /**
-   * The entry at this dnKey as LevelDB holds it now (not the record cache: writes read through
-   * it under their locks). Read synchronously: a read LevelDB answers from its caches costs a few
-   * µs, a hop through the thread pool 0.15-0.2 ms (measured: a synced modify from one client spent
-   * 0.18 of its 1.1 ms there).
-   */
-  async getByKey(key: string): Promise<Entry | undefined> {
-    const record = this.db.getSync(entryKey(key));
-    if (record === undefined) return undefined;
-    this.stats.entriesRead += 1;
-    return decodeEntry(record);
+  /** The entry at this dnKey as LevelDB holds it now (not the record cache: writes read through it under their locks). */
+  getByKey(key: string): Promise<Entry | undefined> {
+    return this.reads.getByKey(key);
   }
 
   /** The entries at these dnKeys (undefined where there is none), in one read. */
-  async getManyByKey(keys: readonly string[]): Promise<(Entry | undefined)[]> {
-    if (keys.length === 0) return [];
-    const records = await this.db.getMany(keys.map(entryKey));
-    this.stats.entriesRead += records.filter((record) => record !== undefined).length;
-    return records.map((record) => (record === undefined ? undefined : decodeEntry(record)));
+  getManyByKey(keys: readonly string[]): Promise<(Entry | undefined)[]> {
+    return this.reads.getManyByKey(keys);
   }
 
   async hasChildren(dn: string | Dn): Promise<boolean> {
@@ -576,7 +295,6 @@ export class DirectoryStore {
     else await this.writeLocal(ops, sync);
   }
 
-  /** The entry records at these dnKeys as stored (undefined where there is none). */
   /**
    * The entry records at these dnKeys as stored (undefined where there is none). A few are read
    * synchronously (as getSync: a cached read costs less than a trip to LevelDB's thread, and a
@@ -660,134 +378,18 @@ export class DirectoryStore {
     return new Set(keys.filter((_key, i) => records[i] !== undefined));
   }
 
-  /**
-   * Entries in scope, narrowed by an index when the hint's attribute is indexed. These are
-   * candidates: the caller still evaluates its whole filter on each.
-   */
-  async *search(base: string | Dn, scope: Scope, hint?: IndexHint): AsyncGenerator<Entry> {
-    const baseDn = typeof base === 'string' ? parseDn(base) : base;
-    const baseKey = dnKey(baseDn);
-    if (scope === 'base') {
-      const entry = await this.getByKey(baseKey);
-      if (entry) yield entry;
-      return;
-    }
-    if (hint && ('membersOf' in hint || 'entries' in hint)) {
-      yield* this.known('membersOf' in hint ? this.memberships.members(hint.membersOf) : hint.entries, baseKey, scope);
-      return;
-    }
-    const attribute = hint && typeKey('present' in hint ? hint.present : hint.equality.attribute);
-    if (!hint || !attribute || !this.indexed.has(attribute) || ('present' in hint && attribute === 'objectclass')) {
-      yield* scope === 'one' ? this.children(baseKey) : this.subtree(baseKey);
-      return;
-    }
-    if ('equality' in hint) {
-      yield* this.equal(equalityRange(attribute, normalizeValue(attribute, hint.equality.value)), baseKey, scope);
-      return;
-    }
-    for await (const indexKey of this.db.keys(presenceRange(attribute))) {
-      this.stats.indexKeysRead += 1;
-      const key = dnKeyOfIndexKey(indexKey);
-      if (!this.inScope(key, baseKey, scope)) continue;
-      const entry = await this.getByKey(key);
-      if (entry && isFirstValue(entry, attribute, valueKeyOfIndexKey(indexKey, attribute))) yield entry;
-    }
-  }
-
-  /**
-   * The entries in scope under the index keys of one value. The keys are read INDEX_BATCH at a
-   * time (the usual one or few in a single trip to LevelDB's thread), or not at all when the
-   * cache has the answer (stamped-cache.ts); each entry is read synchronously, as a bind reads
-   * (one cached read costs less than a hop).
-   */
-  private async *equal(range: { gte: string; lt: string }, baseKey: string, scope: Scope): AsyncGenerator<Entry> {
-    const kept = this.equalityCache.get(range.gte);
-    if (kept) {
-      yield* this.entriesAt(kept, baseKey, scope);
-      return;
-    }
-    const stamp = this.equalityCache.begin();
-    const iterator = this.db.keys(range);
-    try {
-      let keys = await this.dnKeysOf(iterator);
-      if (keys.length < INDEX_BATCH) {
-        const more = await this.dnKeysOf(iterator); // at once, with no trip, when the iterator has ended
-        if (more.length === 0) this.equalityCache.keep(range.gte, keys, stamp);
-        yield* this.entriesAt(keys, baseKey, scope);
-        keys = more;
-      }
-      while (keys.length > 0) {
-        yield* this.entriesAt(keys, baseKey, scope);
-        keys = await this.dnKeysOf(iterator);
-      }
-    } finally {
-      await iterator.close();
-    }
-  }
-
-  /** The dnKeys of the iterator's next INDEX_BATCH index keys. */
-  private async dnKeysOf(iterator: { nextv(size: number): Promise<string[]> }): Promise<string[]> {
-    const indexKeys = await iterator.nextv(INDEX_BATCH);
-    this.stats.indexKeysRead += indexKeys.length;
-    return indexKeys.map(dnKeyOfIndexKey);
-  }
-
-  /** The entries of these dnKeys that exist and are in scope, read synchronously. */
-  private *entriesAt(keys: readonly string[], baseKey: string, scope: Scope): Generator<Entry> {
-    for (const key of keys) {
-      if (!this.inScope(key, baseKey, scope)) continue;
-      const entry = this.getByKeySync(key);
-      if (entry) yield entry;
-    }
-  }
-
-  /**
-   * The entries of these dnKeys that exist and are in scope (a member DN need not name an
-   * entry), read KNOWN_BATCH at a time: one read for many entries, where a group's thousands
-   * of members would otherwise cost a trip to LevelDB's thread each.
-   */
-  private async *known(keys: Iterable<string> | AsyncIterable<string>, baseKey: string, scope: Scope): AsyncGenerator<Entry> {
-    let batch: string[] = [];
-    for await (const key of keys) {
-      this.stats.indexKeysRead += 1;
-      if (!this.inScope(key, baseKey, scope)) continue;
-      batch.push(key);
-      if (batch.length < KNOWN_BATCH) continue;
-      yield* this.existingEntries(batch);
-      batch = [];
-    }
-    yield* this.existingEntries(batch);
-  }
-
-  private async *existingEntries(keys: readonly string[]): AsyncGenerator<Entry> {
-    for (const entry of await this.getManyByKey(keys)) if (entry) yield entry;
-  }
-
-  private inScope(key: string, baseKey: string, scope: Scope): boolean {
-    if (!inSubtree(key, baseKey)) return false;
-    if (scope === 'sub') return true;
-    return isDirectChild(key, baseKey);
-  }
-
-  private async *children(parentKey: string): AsyncGenerator<Entry> {
-    for await (const childDnKey of this.db.values(childrenRange(parentKey))) {
-      const entry = await this.getByKey(childDnKey.toString());
-      if (entry) yield entry;
-    }
+  /** Entries in scope, narrowed by an index when the hint's attribute is indexed: candidates (reads.ts). */
+  search(base: string | Dn, scope: Scope, hint?: IndexHint): AsyncGenerator<Entry> {
+    return this.reads.search(base, scope, hint);
   }
 
   /** The dnKeys of the entry `key` and everything below it, parents before children: at most `limit` (0: all). */
-  async subtreeKeys(key: string, limit = 0): Promise<string[]> {
-    const keys: string[] = [];
-    for await (const found of this.db.keys({ ...subtreeRange(key), ...(limit > 0 && { limit }) })) keys.push(found.slice(2));
-    return keys;
+  subtreeKeys(key: string, limit = 0): Promise<string[]> {
+    return this.reads.subtreeKeys(key, limit);
   }
 
   /** The entry `key` and everything below it, parents before children. */
-  async *subtree(key: string): AsyncGenerator<Entry> {
-    for await (const record of this.db.values(subtreeRange(key))) {
-      this.stats.entriesRead += 1;
-      yield decodeEntry(record);
-    }
+  subtree(key: string): AsyncGenerator<Entry> {
+    return this.reads.subtree(key);
   }
 }

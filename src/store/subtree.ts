@@ -30,7 +30,8 @@ import { indexChanges } from './indexes.js';
 import { dnKey, inSubtree, parentKeyOf, suffixKey } from './keys.js';
 import type { HeldLocks } from './mutex.js';
 import { withModificationAttributes } from './operational.js';
-import { del, placementOps, put, removalOps, type BatchOp, type DirectoryStore } from './store.js';
+import { del, placementOps, put, removalOps, type BatchOp } from './batch-ops.js';
+import type { DirectoryStore } from './store.js';
 
 /** Entries one modify DN may move, the renamed one included: serve's --max-subtree-rename default. */
 export const DEFAULT_MAX_SUBTREE_RENAME = 10_000;

@@ -27,7 +27,8 @@ import { DEFAULT_MAX_SUBTREE_RENAME, SubtreeMove, descendantOps, lockSubtree, mo
 import { encodeEntry } from './codec.js';
 import { applyModifications, renamed, withRdnValues, type Modification } from './modification.js';
 import { withModificationAttributes } from './operational.js';
-import { deletionOps, replacementOps, type BatchOp, type DirectoryStore } from './store.js';
+import { deletionOps, replacementOps, type BatchOp } from './batch-ops.js';
+import type { DirectoryStore } from './store.js';
 import type { HeldLocks } from './mutex.js';
 import { checkModifiedEntry, checkValues, checkWritableAttribute } from './validate.js';
 import { withStructuralClass, checkClientEntry } from './schema/enforce.js';

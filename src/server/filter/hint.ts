@@ -5,7 +5,7 @@
  * the search resolved (membership.ts) gives its own candidates: the groups above a member, or
  * the members of groups.
  */
-import type { IndexHint } from '../../store/store.js';
+import type { IndexHint } from '../../store/index.js';
 import { attributeType } from '../../store/schema.js';
 import type { Filter } from '../../protocol/filter.js';
 

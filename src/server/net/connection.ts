@@ -3,11 +3,11 @@
  * and after bind), requests kept as bytes until they are next (request-queue.ts), at most
  * `maxOutstanding` weight of operations in flight here and the thread's budget over all
  * connections (../threads/load.ts; reading pauses beyond, and the kernel is asked whether a paused
- * client left), binds run alone, writes that wait for the socket to drain (and a client that
- * stops reading is cut off), idle timeouts counted in messages (shorter while not bound to a DN),
- * the admin's reserve, and malformed input closing only this connection, after a notice of
- * disconnection. StartTLS is taken on arrival: once accepted, nothing more is read as LDAP in
- * clear, and the connection goes on over a TLS socket wrapped around the same TCP socket.
+ * client left), binds run alone, idle timeouts counted in messages (shorter while not bound to a
+ * DN), and malformed input closing only this connection, after a notice of disconnection. Its
+ * writes are socket-writer.ts's, the admin's reserve reserve.ts's. StartTLS is taken on arrival:
+ * once accepted, nothing more is read as LDAP in clear, and the connection goes on over a TLS
+ * socket wrapped around the same TCP socket.
  */
 import type { Socket } from 'node:net';
 import { TLSSocket, type SecureContext } from 'node:tls';
@@ -17,8 +17,10 @@ import type { OperationContext, Reply, ServerContext } from '../context.js';
 import { encodeReply, perform, type AnsweredRequest } from '../dispatch.js';
 import { Abandoned } from '../errors.js';
 import { logOperation } from './access-log.js';
-import { IdleTimer } from './idle-timer.js';
+import { IdleTimer, idleTimeoutMs } from './idle-timer.js';
 import { RequestQueue } from './request-queue.js';
+import { ReserveHold, RESERVE_REFUSAL } from './reserve.js';
+import { SocketWriter } from './socket-writer.js';
 import { Session } from './session.js';
 import { PeerWatch } from './native-sys.js';
 import { weightOf } from '../threads/load.js';
@@ -41,12 +43,6 @@ export interface Transport {
 /** The answer to an operation that arrives while the server stops. */
 const SHUTTING_DOWN: Reply = { code: ResultCode.unavailable, message: 'server shutting down' };
 
-/** A client that has not read what we wrote for this long is cut off. */
-const WRITE_STALL_MS = 60_000;
-
-/** A connection on the admin's reserve that has not bound within this long is closed. */
-const RESERVE_BIND_MS = 10_000;
-const RESERVE_REFUSAL = 'the connection limit is reached; the last connections are kept for the administrator (--reserved-connections)';
 
 const EXTENDED = kindIndex('extended');
 
@@ -67,16 +63,14 @@ export class Connection implements MonitoredConnection {
   /** The server is stopping: operations not yet started are answered unavailable (52). */
   private refusing = false;
   private readonly startTlsContext: SecureContext | undefined;
-  /** On the admin's reserve until a bind as the admin succeeds. */
-  private onReserve: boolean;
+  /** On the admin's reserve until a bind as the admin succeeds (reserve.ts). */
+  private readonly reserve: ReserveHold;
   /** The weights (weightOf) of the operations in progress, summed. */
   private weightInFlight = 0;
   private readonly tcp: Socket;
   /** While reading is paused: checks that the client is still there. */
   private readonly peer: PeerWatch;
   private readonly idleTimer = new IdleTimer(() => this.onIdle());
-  /** On the reserve: the connection closes unless the admin binds before it fires (once, whatever arrives). */
-  private reserveTimer: NodeJS.Timeout | undefined;
   private readonly onSocketData = (chunk: Buffer): void => this.onData(chunk);
   /** The access log is on (level info or below): requests are timed for its wtime and etime. */
   private readonly timed: boolean;
@@ -94,12 +88,10 @@ export class Connection implements MonitoredConnection {
   /** What handlers send through OperationContext.send: search entries, held with the response that follows (coalesceWrites). */
   private readonly sendEntry = (message: Buffer): Promise<void> => {
     this.stats.add(SLOT.entriesSent);
-    return this.sendPart(message);
+    return this.writer.sendPart(message);
   };
-  /** Writes are held until the loop's check phase (coalesceWrites). */
-  private corked = false;
-  /** While the socket's buffer is full: what every waiting write waits on (drained()). */
-  private drainWait: Promise<void> | undefined;
+  /** What this connection writes goes through it (socket-writer.ts). */
+  private readonly writer: SocketWriter;
 
   /**
    * `secure`: the socket is TLS already (LDAPS); `startTls`: the certificate StartTLS uses (without
@@ -113,8 +105,7 @@ export class Connection implements MonitoredConnection {
     this.startTlsContext = transport.startTls;
     this.stats = server.monitor.stats;
     this.listener = transport.listener ?? '';
-    this.onReserve = transport.reserve ?? false;
-    if (this.onReserve) this.reserveTimer = setTimeout(() => this.disconnect(ResultCode.busy, RESERVE_REFUSAL), RESERVE_BIND_MS).unref();
+    this.reserve = new ReserveHold(transport.reserve ?? false, () => this.disconnect(ResultCode.busy, RESERVE_REFUSAL));
     this.tcp = transport.tcp ?? socket;
     this.timed = server.log.isLevelEnabled('info');
     this.peer = new PeerWatch(this.tcp, () => {
@@ -125,6 +116,7 @@ export class Connection implements MonitoredConnection {
     this.closed = new Promise((resolve) => { this.markClosed = resolve; });
     socket.setNoDelay(true);
     this.socket = socket;
+    this.writer = new SocketWriter(socket, this.stats, () => this.disconnect(ResultCode.unavailable, 'client stopped reading'), () => this.closing);
     this.attach(socket);
     server.monitor.connections.add(this);
     server.log.debug({ conn: id, remote: this.session.remote, secure }, 'connection opened');
@@ -133,6 +125,7 @@ export class Connection implements MonitoredConnection {
   /** Reads LDAP messages from `socket` and writes to it from now on. */
   private attach(socket: Socket): void {
     this.socket = socket;
+    this.writer.socket = socket;
     this.setIdleTimeout();
     socket.on('data', this.onSocketData);
     socket.on('error', (error: NodeJS.ErrnoException) => {
@@ -232,7 +225,7 @@ export class Connection implements MonitoredConnection {
    * (else the connection closes: false); a reused or reserved message ID ends the connection.
    */
   private admissible(messageId: number, bindOrStartTls: boolean): boolean {
-    if (this.onReserve && !bindOrStartTls) {
+    if (this.reserve.isHeld && !bindOrStartTls) {
       this.disconnect(ResultCode.busy, RESERVE_REFUSAL);
       return false;
     }
@@ -339,7 +332,7 @@ export class Connection implements MonitoredConnection {
       // Counted before it is written: a client that reads cn=Monitor after the answer finds it counted.
       answered = true;
       this.stats.completed(kind, reply.code);
-      await this.send(encodeReply(request, reply));
+      await this.writer.send(encodeReply(request, reply));
       logOperation(this.server.log, this.session, request, reply, { waited: started - arrived, ran: performance.now() - started });
       if (!keep) this.disconnect(ResultCode.busy, RESERVE_REFUSAL);
     } catch (error) {
@@ -365,75 +358,14 @@ export class Connection implements MonitoredConnection {
     const { limits } = this.server.config;
     const bound = reply.code === ResultCode.success && !this.session.anonymous;
     this.frames.maxBytes = bound ? limits.maxMessageBytesBound : limits.maxMessageBytesAnonymous;
-    if (this.onReserve && !(bound && this.session.isAdmin)) return false;
-    this.onReserve = false;
-    clearTimeout(this.reserveTimer);
+    if (!this.reserve.afterBind(bound && this.session.isAdmin)) return false;
     this.setIdleTimeout();
     return true;
   }
 
-  /**
-   * Writes one message; waits while the socket's buffer is full. A connection the client has
-   * closed (or reset) ends the operation quietly, as an abandon does.
-   */
-  private async send(message: Buffer): Promise<void> {
-    if (this.socket.destroyed) throw new Abandoned();
-    this.stats.sent(message.length);
-    if (this.socket.write(message)) return;
-    await this.drained();
-    if (this.socket.destroyed || this.closing) throw new Abandoned();
-  }
-
-  /**
-   * Resolves when the socket's buffer has drained or the socket closed. Every operation whose
-   * write found the buffer full waits on this one promise (one pair of listeners, however many
-   * pipelined operations wait); a client that stops reading is disconnected after WRITE_STALL_MS.
-   */
-  private drained(): Promise<void> {
-    this.drainWait ??= new Promise<void>((resolve) => {
-      const socket = this.socket;
-      const stall = setTimeout(() => this.disconnect(ResultCode.unavailable, 'client stopped reading'), WRITE_STALL_MS);
-      const done = (): void => {
-        clearTimeout(stall);
-        socket.off('drain', done);
-        socket.off('close', done);
-        this.drainWait = undefined;
-        resolve();
-      };
-      socket.on('drain', done);
-      socket.on('close', done);
-    });
-    return this.drainWait;
-  }
-
-  /** A message before an operation's response (a search's entries): held with what follows it in this turn (coalesceWrites). */
-  private sendPart(message: Buffer): Promise<void> {
-    this.coalesceWrites();
-    return this.send(message);
-  }
-
-  /**
-   * Holds the socket's writes until the loop's check phase, so that what one turn of the loop
-   * answers goes out in one syscall (a search's entries and its SearchResultDone: one write, not
-   * one per message; the kernel's loopback work is billed to each write). Responses sent alone
-   * (a bind's) are written at once.
-   */
-  private coalesceWrites(): void {
-    if (this.corked) return;
-    const socket = this.socket;
-    this.corked = true;
-    socket.cork();
-    setImmediate(() => {
-      this.corked = false;
-      socket.uncork();
-    });
-  }
-
-  /** The idle timeout for the session as it is now: --idle-timeout, or --anonymous-idle-timeout (the shorter) while not bound to a DN. */
+  /** The idle timeout for the session as it is now (idleTimeoutMs). */
   private setIdleTimeout(): void {
-    const { idleTimeout, anonymousIdleTimeout } = this.server.config.limits;
-    const shorter = anonymousIdleTimeout > 0 && (idleTimeout === 0 || anonymousIdleTimeout < idleTimeout) ? anonymousIdleTimeout : idleTimeout;
-    this.idleTimer.set((this.session.anonymous ? shorter : idleTimeout) * 1000);
+    this.idleTimer.set(idleTimeoutMs(this.server.config.limits, this.session.anonymous));
   }
 
   private onIdle(): void {
@@ -478,7 +410,7 @@ export class Connection implements MonitoredConnection {
     this.server.load.forget(this.wake);
     this.peer.watch(false);
     this.idleTimer.stop();
-    clearTimeout(this.reserveTimer);
+    this.reserve.release();
     this.server.scheduler.drop(this.session.id);
     this.session.abandonAll();
     this.server.monitor.connections.remove(this);

@@ -25,3 +25,10 @@ export class IdleTimer {
     this.timer = undefined;
   }
 }
+
+/** A session's idle timeout in ms: --idle-timeout, or --anonymous-idle-timeout (the shorter) while it is not bound to a DN (0: none). */
+export function idleTimeoutMs(limits: { readonly idleTimeout: number; readonly anonymousIdleTimeout: number }, anonymous: boolean): number {
+  const { idleTimeout, anonymousIdleTimeout } = limits;
+  const shorter = anonymousIdleTimeout > 0 && (idleTimeout === 0 || anonymousIdleTimeout < idleTimeout) ? anonymousIdleTimeout : idleTimeout;
+  return (anonymous ? shorter : idleTimeout) * 1000;
+}

@@ -21,7 +21,7 @@ import pg from 'pg';
 import { LogicalReplicationService, PgoutputPlugin } from 'pg-logical-replication';
 import { StoreError } from '../errors.js';
 import { metaKey } from '../keys.js';
-import { put, type BatchOp } from '../store.js';
+import { put, type BatchOp } from '../batch-ops.js';
 import { localBatch, settingOps, type EntryRow } from './changes.js';
 import { ApplyQueue, type Written } from './apply-queue.js';
 import { formatLsn, parseLsn } from './lsn.js';

@@ -10,7 +10,7 @@
  * When a write fails, the queue is dropped (`failed`): the applier streams again from `position`.
  */
 import { metaKey } from '../keys.js';
-import { put, type BatchOp } from '../store.js';
+import { put, type BatchOp } from '../batch-ops.js';
 import { localBatch, settingOps, type EntryRow } from './changes.js';
 import { formatLsn } from './lsn.js';
 

@@ -11,7 +11,7 @@
 import { decodeEntry } from '../codec.js';
 import { parseDn } from '../dn.js';
 import { entryKey, metaKey, parentKeyOf, suffixKey } from '../keys.js';
-import { del, deletionOps, entryOps, put, replacementOps, type BatchOp } from '../store.js';
+import { del, deletionOps, entryOps, put, replacementOps, type BatchOp } from '../batch-ops.js';
 
 /** An entry row: its record and whether it starts a naming context (parent NULL). */
 export interface EntryRow {

@@ -8,7 +8,7 @@
  * PostgreSQL unreachable: the node counts its own failures only (logged), as one server does.
  */
 import type pg from 'pg';
-import type { SharedFailures } from '../store.js';
+import type { SharedFailures } from '../system-of-record.js';
 import { FAILURES } from './schema.js';
 
 export interface FailuresLog {

@@ -18,7 +18,7 @@ import { decodeEntry } from '../codec.js';
 import type { Entry } from '../entry.js';
 import { StoreError } from '../errors.js';
 import { subtreeRange } from '../keys.js';
-import type { BatchOp } from '../store.js';
+import type { BatchOp } from '../batch-ops.js';
 import { parentColumn, rowChanges, type EntryRow } from './changes.js';
 import { ENTRIES, openStorePool } from './schema.js';
 

@@ -14,7 +14,7 @@ import {
 import { localBatch, rowChanges, settingOps } from '../../../src/store/postgres/changes.js';
 import { formatLsn, parseLsn } from '../../../src/store/postgres/lsn.js';
 import { lockStatement, rowStatements } from '../../../src/store/postgres/statements.js';
-import type { SystemOfRecord } from '../../../src/store/store.js';
+import type { SystemOfRecord } from '../../../src/store/system-of-record.js';
 import { BASE, PEOPLE, entry, tempDir } from '../../helpers/store.js';
 
 const ADMIN = { actor: 'cn=admin' };

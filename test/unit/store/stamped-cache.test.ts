@@ -11,7 +11,7 @@ import { type DirectoryStore, deleteEntry, modifyEntry, parseDn, type Modificati
 import { dns, peopleStore, person, tempDir } from '../../helpers/store.js';
 import { randomBytes } from 'node:crypto';
 import { Level } from 'level';
-import { entryCacheBytes } from '../../../src/store/store.js';
+import { entryCacheBytes } from '../../../src/store/level.js';
 import { ENTRY_KEYS } from '../../../src/store/keys.js';
 
 describe('EqualityCache', () => {

@@ -8,7 +8,7 @@
  * the description of a random user (`-b uid=user.%s,ou=People,... -g rand(0,USERS-1) -M
  * description:randstr(16)`): distinct entries, as 32 writers among 10,000 users rarely meet.
  *
- * ROUNDS alternating rounds of SECONDS (after 2 s of warm-up) for each C, the best kept. Reports
+ * ROUNDS rounds of SECONDS (after 2 s of warm-up) for each C, each starting one server later (rotation.ts), the best kept. Reports
  * modifies/s, p50 and p99 latency, and the server's CPU per modify (µs, all its threads, /proc).
  * Run: npm run build && node dist/bench/bench-modify.js  (USERS=10000 SECONDS=10 ROUNDS=2
  * CONNECTIONS=1,16,32; SERVE_ARGS="--threads 1" for more serve flags; BUILDS: a comma-separated list
@@ -22,6 +22,7 @@ import { MODRATE, parseModrateOptions } from '../src/authrate/modrate.js';
 import { makeLdifFile } from '../src/bench-schemes/servers.js';
 import { startSideBySide, type Served } from './side-by-side.js';
 import { cpuSeconds } from '../src/harness/process-stats.js';
+import { rotated } from './rotation.js';
 
 const USERS = Number(process.env.USERS ?? 10_000);
 const SECONDS = Number(process.env.SECONDS ?? 10);
@@ -75,7 +76,7 @@ async function main(): Promise<void> {
     for (const connections of CONNECTIONS) {
       const best = new Map<string, Measured>();
       for (let round = 1; round <= ROUNDS; round += 1) {
-        for (const server of served) {
+        for (const server of rotated(served, round - 1)) {
           process.stderr.write(`${connections} connections: round ${round}, ${server.label}...\n`);
           const result = await modifyRun(server, connections);
           const previous = best.get(server.label);

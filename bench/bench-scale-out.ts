@@ -58,6 +58,7 @@ import { freePort } from '../src/harness/slapd.js';
 import { runBindLoad } from './bind-load.js';
 import { addLdif, adminConnection, local, type AddLoad } from './ldif-over-ldap.js';
 import { combine, visibilitySample, writeMetrics, type WriteMetrics } from './scale-out-probes.js';
+import { rotated } from './rotation.js';
 import {
   bindTable, bindTargets, json, storeTable, targetTable, writeLines, writeTable, writeTargets,
   LEVELDB_1, LEVELDB_2, NODE, TWO_NODES, type Best, type Machine, type Measured, type SchemeResult, type StoreLoad, type WriteResult,
@@ -84,12 +85,6 @@ function machine(): Machine {
     cores: availableParallelism(), cpu: cpus()[0]?.model ?? 'unknown', loadAverageBefore: loadavg().map((value) => Number(value.toFixed(2))),
     node: process.version, postgres: bin === undefined ? 'not installed' : execFileSync(join(bin, 'postgres'), ['--version']).toString().trim(),
   };
-}
-
-/** `items` starting at item `round` (mod its length): a slot of the rotation is not always the same item's. */
-function rotated<T>(items: readonly T[], round: number): T[] {
-  const shift = round % items.length;
-  return [...items.slice(shift), ...items.slice(0, shift)];
 }
 
 /** ROUNDS rounds of every run in rotation; the best of each label by throughput. */

@@ -9,7 +9,7 @@
  *   all attributes   no attribute list: every user attribute
  *   no attributes    1.1: the DN only
  *
- * ROUNDS alternating rounds of SECONDS (after 2 s of warm-up), the best kept. Reports searches/s,
+ * ROUNDS rounds of SECONDS (after 2 s of warm-up), each starting one server later (rotation.ts), the best kept. Reports searches/s,
  * p50, p99 and p99.9 latency, and the server's CPU per search (µs, all its threads, from /proc).
  * Run: npm run build && node dist/bench/bench-search.js  (USERS=10000 SECONDS=10 CONNECTIONS=32
  * ROUNDS=2; CASES=all for some searches only; SERVE_ARGS="--threads 1" for more serve flags;

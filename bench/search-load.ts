@@ -9,6 +9,7 @@ import { FrameReader } from '../src/protocol/index.js';
 import { countedRun, recordAnswer, type LoadOptions } from './bind-load.js';
 import { cpuSeconds } from '../src/harness/process-stats.js';
 import { SEARCH_DONE, SEARCH_ENTRY, encodeSearch, encodeSimpleBind, readCode, readMessage, type SearchSpec } from '../src/authrate/wire.js';
+import { rotated } from './rotation.js';
 
 export interface SearchTarget {
   readonly host: string;
@@ -110,13 +111,13 @@ export async function measureSearches(target: SearchTarget, pid: number, options
   return { ...result, cpu };
 }
 
-/** `rounds` alternating runs of each server, the best (highest throughput) of each kept, by label. */
+/** `rounds` runs of each server, each round starting one server later (rotation.ts); the best (highest throughput) of each kept, by label. */
 export async function bestOfRounds<S extends { readonly label: string }>(
   servers: readonly S[], rounds: number, run: (server: S) => Promise<MeasuredSearches>, progress: (text: string) => void,
 ): Promise<Map<string, MeasuredSearches>> {
   const best = new Map<string, MeasuredSearches>();
   for (let round = 1; round <= rounds; round += 1) {
-    for (const server of servers) {
+    for (const server of rotated(servers, round - 1)) {
       progress(`round ${round}, ${server.label}`);
       const result = await run(server);
       const previous = best.get(server.label);

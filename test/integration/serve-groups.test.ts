@@ -97,6 +97,23 @@ describe('leveldap serve: memberOf', { skip }, () => {
     assert.equal((await compare(groupDn('admins'))).code, 5, 'compareFalse: not nested without --memberof-nested');
   });
 
+  test('(memberOf=G) in every scope and across pages: a base search of a non-member finds nothing, a member is found', async () => {
+    const scoped = async (base: string, scope: string, filter: string, extra: readonly string[] = []) => {
+      const result = await tool(c, 'ldapsearch', ['-LLL', ...extra, '-b', base, '-s', scope, filter, '1.1']);
+      assert.equal(result.code, 0, result.stderr);
+      return parseLdifOutput(result.stdout).map((entry) => entry.dn.toLowerCase()).sort();
+    };
+    const admins = `(memberOf=${groupDn('admins')})`;
+    assert.deepEqual(await scoped(userDn(5), 'base', admins), [], 'user.5 is not in admins');
+    assert.deepEqual(await scoped(userDn(1), 'base', admins), lower(userDn(1)));
+    assert.deepEqual(await scoped(groupDn('admins'), 'base', `(memberOf=${groupDn('ops')})`), lower(groupDn('admins')));
+    assert.deepEqual(await scoped(PEOPLE, 'one', admins), lower(userDn(1), userDn(2)));
+    assert.deepEqual(await scoped(GROUPS, 'one', admins), lower(groupDn('ops')));
+    const big = `(memberOf=${groupDn('big')})`;
+    const all = Array.from({ length: 20 }, (_, n) => userDn(n));
+    assert.deepEqual(await scoped(BASE, 'sub', big, ['-E', 'pr=3/noprompt']), lower(...all), 'pages of 3');
+  });
+
   test('in-chain (1.2.840.113556.1.4.1941): members through nested groups, groups containing a member; the cycle ends', async () => {
     assert.deepEqual(await found(c, `(memberOf:${IN_CHAIN}:=${groupDn('top')})`), lower(groupDn('admins'), groupDn('ops'), userDn(1), userDn(2), userDn(3)));
     assert.deepEqual(await found(c, `(memberOf:${IN_CHAIN}:=${groupDn('admins')})`), lower(groupDn('ops'), userDn(1), userDn(2), userDn(3)));

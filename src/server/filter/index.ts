@@ -6,4 +6,4 @@ export { filterToString, escapeFilterValue } from './format.js';
 export { mentionsAttribute } from './attributes.js';
 export { matchingRule, MATCHING_RULES, type MatchingRule } from './rules.js';
 export * as build from './build.js';
-export { resolveMemberships, needsMemberOfValues, IN_CHAIN, NO_MEMBERSHIPS, type Memberships, type MembershipTest } from './membership.js';
+export { resolveMemberships, withinHint, needsMemberOfValues, IN_CHAIN, NO_MEMBERSHIPS, type Memberships, type MembershipTest } from './membership.js';

@@ -9,7 +9,7 @@
  */
 import { normalizeDn, normalizedDnOf, parseDn, SUBSCHEMA_KEY, type Entry } from '../../store/index.js';
 import { ResultCode, encodeSearchEntry } from '../../protocol/index.js';
-import { indexHint, matcher, mentionsAttribute, needsMemberOfValues, resolveMemberships, type MatchContext, type Memberships, type Truth } from '../filter/index.js';
+import { indexHint, matcher, mentionsAttribute, needsMemberOfValues, resolveMemberships, withinHint, type MatchContext, type Memberships, type Truth } from '../filter/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
 import { parseSelection, selectAttributes, wantsComputed, type Selection } from '../attributes.js';
 import { filterView, readable, readableDependsOnEntry, requireAccess } from '../access.js';
@@ -165,7 +165,11 @@ export async function search(request: SearchRequest, context: OperationContext):
   const pagedTotal = effectiveLimit(request.sizeLimit, session.isAdmin ? 0 : limits.pagedSizeLimit ?? limits.sizeLimit);
   const paging = pagingOf(request, context, { pageLimit: sizeLimit, totalLimit: pagedTotal });
   if (paging && 'code' in paging) return paging;
-  const memberships = await resolveMemberships(request.filter, server.store, { nested: server.config.memberOfNested === true, maxGroups: limits.maxNestedGroups });
+  const resolved = await resolveMemberships(request.filter, server.store, { nested: server.config.memberOfNested === true, maxGroups: limits.maxNestedGroups });
+  const hint = indexHint(request.filter, server.store.indexed, resolved.hints);
+  // Only a fresh walk over the hint's entries (a base search reads the base; a resumed page walks
+  // its first page's source, and the groups may have changed since): else every entry is probed.
+  const memberships = paging?.resumed || request.scope === 'base' ? resolved : withinHint(resolved, hint);
   const walk: Walk = {
     request, context, selection, baseKey, sizeLimit: paging ? 0 : sizeLimit,
     deadline: timeLimit ? performance.now() + timeLimit * 1000 : 0,
@@ -179,6 +183,6 @@ export async function search(request: SearchRequest, context: OperationContext):
 
   await server.store.requireExists(base);
   const scope = request.scope === 'children' ? 'sub' : request.scope;
-  const source = server.store.search(base, scope, indexHint(request.filter, server.store.indexed, memberships.hints));
+  const source = server.store.search(base, scope, hint);
   return walkEntries(walk, source, paging);
 }

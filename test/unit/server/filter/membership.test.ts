@@ -8,7 +8,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import {
-  IN_CHAIN, build, indexHint, matches, needsMemberOfValues, resolveMemberships, type Filter, type Memberships,
+  IN_CHAIN, build, indexHint, matches, needsMemberOfValues, resolveMemberships, withinHint, type Filter, type Memberships,
 } from '../../../../src/server/filter/index.js';
 import { DirectoryError, DirectoryStore, dnKey, parseDn, type Entry } from '../../../../src/store/index.js';
 import { BASE, PEOPLE, entry, person, tempDir } from '../../../helpers/store.js';
@@ -118,6 +118,40 @@ describe('membership items', () => {
     const above = await hint(and(equality('objectClass', 'groupOfNames'), inChain('member', userDn(0))));
     assert.deepEqual(above, { entries: [groupKey('top')] });
     assert.equal(await hint(or(equality('memberOf', groupDn('top')), equality('uid', 'x'))), undefined);
+  });
+
+  test('within the hint: the entries a memberOf item\'s own candidates yield match as when every entry is probed', async () => {
+    /** The DNs matched among the hint's candidates, tested with withinHint's tests (as a search's walk tests them). */
+    async function fromHint(filter: Filter, nested: boolean): Promise<string[]> {
+      const resolved = await resolve(filter, nested);
+      const hint = indexHint(filter, store.indexed, resolved.hints);
+      const memberships = withinHint(resolved, hint);
+      const dns: string[] = [];
+      for await (const candidate of store.search('dc=example,dc=com', 'sub', hint)) {
+        const key = dnKey(parseDn(candidate.dn));
+        if (matches(filter, candidate, { memberships: { tests: memberships.tests, key } }) === true) dns.push(candidate.dn);
+      }
+      return dns.sort();
+    }
+    const filters: [Filter, boolean][] = [
+      [equality('memberOf', groupDn('top')), false],
+      [equality('memberOf', groupDn('top')), true],
+      [equality('memberOf', groupDn('ops')), false],
+      [inChain('memberOf', groupDn('ops')), false], // staff > ops > staff: ops is not its own member
+      [inChain('memberOf', groupDn('staff')), false],
+      [and(equality('memberOf', groupDn('top')), equality('memberOf', groupDn('ops'))), true],
+      [and(equality('memberOf', groupDn('ops')), not(equality('memberOf', groupDn('staff')))), false],
+      [and(equality('objectClass', 'person'), equality('memberOf', groupDn('staff'))), true],
+    ];
+    for (const [filter, nested] of filters) {
+      const label = `${JSON.stringify(filter)} nested=${nested}`;
+      assert.deepEqual(await fromHint(filter, nested), await matching(filter, nested), label);
+    }
+    const top = equality('memberOf', groupDn('top'));
+    const resolved = await resolve(top, true);
+    const hint = indexHint(top, store.indexed, resolved.hints);
+    assert.equal(withinHint(resolved, hint).probes, 0, 'no probes left for the hint\'s own item');
+    assert.equal(withinHint(resolved, undefined), resolved, 'no hint: every item probed');
   });
 
   test('memberOf\'s values are needed for the items that are not resolved: presence, options, a rule other than DN equality', async () => {

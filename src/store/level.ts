@@ -42,7 +42,7 @@ export interface OpenOptions {
   readonly log?: StoreLog;
 }
 
-export const DEFAULT_WRITE_BUFFER_MB = 32;
+const DEFAULT_WRITE_BUFFER_MB = 32;
 
 /**
  * What an entry record takes in the entry cache against its compressed size on disk, about (make-ldif

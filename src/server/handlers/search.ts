@@ -166,10 +166,10 @@ export async function search(request: SearchRequest, context: OperationContext):
   const paging = pagingOf(request, context, { pageLimit: sizeLimit, totalLimit: pagedTotal });
   if (paging && 'code' in paging) return paging;
   const resolved = await resolveMemberships(request.filter, server.store, { nested: server.config.memberOfNested === true, maxGroups: limits.maxNestedGroups });
-  const hint = indexHint(request.filter, server.store.indexed, resolved.hints);
-  // Only a fresh walk over the hint's entries (a base search reads the base; a resumed page walks
-  // its first page's source, and the groups may have changed since): else every entry is probed.
-  const memberships = paging?.resumed || request.scope === 'base' ? resolved : withinHint(resolved, hint);
+  // A resumed page walks its first page's source (no hint: its groups may have changed since, so
+  // every entry is probed); a base search reads the base whatever the hint, and probes it.
+  const hint = paging?.resumed ? undefined : indexHint(request.filter, server.store.indexed, resolved.hints);
+  const memberships = request.scope === 'base' ? resolved : withinHint(resolved, hint);
   const walk: Walk = {
     request, context, selection, baseKey, sizeLimit: paging ? 0 : sizeLimit,
     deadline: timeLimit ? performance.now() + timeLimit * 1000 : 0,

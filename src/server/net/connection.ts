@@ -43,7 +43,6 @@ export interface Transport {
 /** The answer to an operation that arrives while the server stops. */
 const SHUTTING_DOWN: Reply = { code: ResultCode.unavailable, message: 'server shutting down' };
 
-
 const EXTENDED = kindIndex('extended');
 
 export class Connection implements MonitoredConnection {

@@ -50,10 +50,11 @@ type Verdict = (
   | { readonly result: 'invalid'; readonly accountLocked?: true }
 ) & Omit<Check, 'matched'>;
 
-/** The bind's DN, parsed and normalized. */
+/** The bind's DN, parsed and normalized, and its entry's dnKey. */
 export interface BindTarget {
   readonly dn: Dn;
   readonly normalized: string;
+  readonly key: string;
 }
 
 interface AuthenticatorParts {
@@ -171,11 +172,11 @@ export class Authenticator {
     const { admin, store, lockout, decoys } = this.parts;
     if (target.normalized === admin.normalizedDn) return { isAdmin: true, stored: [admin.stored] };
     if (!lockout.enabled) {
-      const stored = texts(store.valuesSync(target.dn, 'userPassword') ?? []);
+      const stored = texts(store.valuesByKeySync(target.key, 'userPassword') ?? []);
       decoys.offer(stored);
       return { isAdmin: false, stored };
     }
-    const entry = store.getSync(target.dn);
+    const entry = store.getByKeySync(target.key);
     if (!entry) return { isAdmin: false, stored: [] };
     const stored = texts(values(entry, 'userPassword'));
     decoys.offer(stored);

@@ -144,6 +144,19 @@ function parsePlainDn(text: string): Dn | undefined {
   return rdns;
 }
 
+/**
+ * A DN's text cut after its first RDN when that RDN is plain (no escape, quote, hex value, `+` or
+ * `;`, so its first comma ends it): the first RDN's text and the parent's. Undefined for any other
+ * DN (and one RDN alone): parse it whole. The parent's meaning can then be kept per text, as the
+ * DNs that come in bind after bind, or are returned entry after entry, share a few parents.
+ */
+export function splitPlainFirstRdn(text: string): readonly [first: string, parent: string] | undefined {
+  const comma = text.indexOf(',');
+  if (comma === -1) return undefined;
+  const first = text.slice(0, comma);
+  return NEEDS_FULL_PARSER.test(first) ? undefined : [first, text.slice(comma + 1)];
+}
+
 /** How long and how deep a DN may be: UTF-8 bytes of its text, and RDNs. */
 export interface DnLimits {
   readonly maxBytes: number;
@@ -221,7 +234,7 @@ function formatAva(ava: Ava): string {
   return `${ava.type}=${ava.hex ? ava.value : escapeValue(ava.value)}`;
 }
 
-function formatRdn(rdn: Rdn): string {
+export function formatRdn(rdn: Rdn): string {
   return rdn.map(formatAva).join('+');
 }
 

@@ -7,7 +7,7 @@ export { planBulkEntry, type BulkPlan, type PlanContext } from './bulk-plan.js';
 export { put, type BatchOp } from './batch-ops.js';
 export { DirectoryError, StoreError } from './errors.js';
 export {
-  parseDn, formatDn, escapeValue, dnSizeProblem, DEFAULT_DN_LIMITS, DN_CEILING, type Dn, type DnLimits, type Rdn, type Ava,
+  parseDn, formatDn, formatRdn, splitPlainFirstRdn, escapeValue, dnSizeProblem, DEFAULT_DN_LIMITS, DN_CEILING, type Dn, type DnLimits, type Rdn, type Ava,
 } from './dn.js';
 export { values, findAttribute, hasAttribute, groupAttributes, withAttribute, type Entry, type Attribute } from './entry.js';
 export { normalizeDn, normalizeRdn, normalizeValue } from './normalize.js';

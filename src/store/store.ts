@@ -159,6 +159,11 @@ export class DirectoryStore {
     return this.reads.valuesSync(dnKey(dn), description);
   }
 
+  /** The same by the entry's dnKey (a bind keeps the key of a DN it parsed before). */
+  valuesByKeySync(key: string, description: string): Buffer[] | undefined {
+    return this.reads.valuesSync(key, description);
+  }
+
   /** The entry, or noSuchObject with the closest existing ancestor as matchedDN. */
   async require(dn: Dn, message = ''): Promise<Entry> {
     const entry = await this.get(dn);

@@ -6,20 +6,17 @@
  * value, `+` or `;`) is split off; any other DN is parsed whole. A SchemaMemo: normalizing follows
  * the schema's matching rules.
  */
-import { dnKey, keyBelow, parseDn, SchemaMemo } from '../../store/index.js';
+import { dnKey, keyBelow, parseDn, SchemaMemo, splitPlainFirstRdn } from '../../store/index.js';
 
 /** Parents' keys, at most 1,024, of parents up to 512 characters. */
 const parents = new SchemaMemo<string>(1024, 512);
-const NEEDS_FULL_PARSER = /[\\"#+;]/;
 const keyOfText = (text: string): string => dnKey(parseDn(text));
 
 /** dnKey(parseDn(dn)). */
 export function entryKeyOf(dn: string): string {
-  const comma = dn.indexOf(',');
-  if (comma === -1) return keyOfText(dn);
-  const first = dn.slice(0, comma);
-  if (NEEDS_FULL_PARSER.test(first)) return keyOfText(dn);
-  const [rdn] = parseDn(first);
-  const parent = parents.get(dn.slice(comma + 1), keyOfText);
+  const split = splitPlainFirstRdn(dn);
+  if (split === undefined) return keyOfText(dn);
+  const [rdn] = parseDn(split[0]);
+  const parent = parents.get(split[1], keyOfText);
   return rdn === undefined || parent === '' ? keyOfText(dn) : keyBelow(parent, rdn);
 }

@@ -8,6 +8,7 @@ import { Level } from 'level';
 import { StoreError } from './errors.js';
 import { normalizeIndexList } from './indexes.js';
 import { ENTRY_KEYS, metaKey } from './keys.js';
+import { RECORD_OVERHEAD } from './stamped-cache.js';
 import type { StoreLog } from './recovery.js';
 import { upgradeToFormat2 } from './upgrade.js';
 import { errorMessage } from '../errors.js';
@@ -45,23 +46,24 @@ export interface OpenOptions {
 const DEFAULT_WRITE_BUFFER_MB = 32;
 
 /**
- * What an entry record takes in the entry cache against its compressed size on disk, about (make-ldif
- * users: 10.0 MiB of records, 4.6 MiB on disk, 160 bytes more each in the cache).
- */
-const CACHED_PER_STORED = 2.5;
-
-/**
- * The entry cache's size: `mb` MiB when every entry record would fit in it (LevelDB's estimate of
- * their size on disk, times CACHED_PER_STORED), else none. A cache holding only part of the records
- * read at random pushes out records that will be read again, and costs its whole size in resident
- * memory (measured: 10,000 users through 8 MiB, binds 4-12% slower; 100,000 users, 8 MiB, 22-34 MB
- * more RSS).
+ * The entry cache's size: `mb` MiB when every entry record fits in it, counted as the cache counts
+ * them (their bytes and RECORD_OVERHEAD each), else none. The records are read at start until they
+ * add up to more than `mb` MiB, so this costs a read of at most the cache's size (16 MiB of make-ldif
+ * users: about 14,000 records). A cache holding only part of the records read at random pushes out
+ * records that will be read again, and costs its whole size in resident memory (measured: 10,000
+ * users through 8 MiB, binds 4-12% slower; 100,000 users, 8 MiB, 22-34 MB more RSS). (Their size on
+ * disk, LevelDB's approximateSize, is no guide: 10,000 make-ldif users with pre-hashed passwords
+ * took 9.2 MiB of it for 10.2 MiB of keys and records, 100,000 took 45.8 MiB for 104 MiB.)
  */
 export async function entryCacheBytes(db: Db, mb: number): Promise<number> {
   const bytes = mb * 2 ** 20;
   if (bytes === 0) return 0;
-  const sized = db as unknown as { approximateSize(start: string, end: string): Promise<number> }; // classic-level's, under level's type
-  return (await sized.approximateSize(ENTRY_KEYS.gte, ENTRY_KEYS.lt)) * CACHED_PER_STORED <= bytes ? bytes : 0;
+  let counted = 0;
+  for await (const record of db.values({ gte: ENTRY_KEYS.gte, lt: ENTRY_KEYS.lt })) {
+    counted += record.length + RECORD_OVERHEAD;
+    if (counted > bytes) return 0;
+  }
+  return bytes;
 }
 
 export async function openLevel(dir: string, options: OpenOptions): Promise<Db> {

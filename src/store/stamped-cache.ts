@@ -17,7 +17,7 @@ export const EQUALITY_CACHE_ANSWERS = 16_384;
 /** The most keys one kept answer holds (a unique attribute has one; objectClass=person has them all). */
 export const EQUALITY_CACHE_KEYS = 16;
 /** What a kept record costs beyond its bytes (the Buffer object, the key, the Map's slot). */
-const RECORD_OVERHEAD = 160;
+export const RECORD_OVERHEAD = 160;
 /** Record lookups over which the record cache counts the records it pushed out. */
 export const RECORD_WINDOW = 4096;
 /** A record cache that pushed out more records than this share of a window's lookups lets them go and keeps none... */

@@ -3,27 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BindNames } from '../../../src/server/bind-names.js';
 import { dnKey, formatDn, normalizeDn, parseDn } from '../../../src/store/index.js';
-
-const DNS = [
-  'uid=user.1,ou=People,dc=example,dc=com',
-  'UID=User.1,OU=people,DC=Example,DC=COM',
-  'uid=user.2, ou=People, dc=example, dc=com',
-  'uid = user.3 ,ou=People,dc=example,dc=com',
-  'uid=  spaced  ,ou=People,dc=example,dc=com',
-  'dc=com',
-  'cn=a\\,b,ou=People,dc=example,dc=com',
-  'cn="a,b",ou=People,dc=example,dc=com',
-  'cn=#04024869,ou=People,dc=example,dc=com',
-  'cn=a+sn=b,ou=People,dc=example,dc=com',
-  'cn=x;ou=People;dc=example;dc=com',
-  'cn=y,ou=Pe\\2Cople,dc=example,dc=com',
-  'cn=z,ou="Pe,ople",dc=example,dc=com',
-  'cn=a=b,ou=Pe\\2Cople,dc=example,dc=com',
-  'cn=a<b,ou="P,q",dc=example,dc=com',
-  'commonName=Zoë,ou=People,dc=example,dc=com',
-  '2.5.4.3=w,ou=People,dc=example,dc=com',
-  'uid=a,dc=x=',
-];
+import { DN_FORMS, MALFORMED_DNS } from '../../helpers/dn-forms.js';
 
 const whole = (name: string) => {
   const dn = parseDn(name);
@@ -33,14 +13,14 @@ const whole = (name: string) => {
 test('a bind DN is parsed as a whole parse gives it, the first time and once its parent is kept', () => {
   const names = new BindNames();
   for (let round = 0; round < 2; round += 1) {
-    for (const name of DNS) assert.deepEqual(names.parse(name), whole(name), name);
+    for (const name of DN_FORMS) assert.deepEqual(names.parse(name), whole(name), name);
   }
 });
 
 test('a malformed bind DN is refused as parseDn refuses it, its parent kept or not', () => {
   const names = new BindNames();
   names.parse('uid=ok,ou=People,dc=example,dc=com');
-  for (const name of ['uid=a,', 'uid=a,=b', 'nonsense,ou=People,dc=example,dc=com', 'uid=a, ,dc=com', 'uid=b,ou=People,dc=example,dc=com,']) {
+  for (const name of MALFORMED_DNS) {
     assert.throws(() => whole(name), /invalid DN/, name);
     assert.throws(() => names.parse(name), /invalid DN/, name);
   }

@@ -142,7 +142,9 @@ describe('DirectoryStore: equality lookups through the cache', () => {
 });
 
 describe('entryCacheBytes: the entry cache only for a directory it can hold', () => {
-  test('3 MiB of entry records on disk (random, so not compressed): a 4 MiB cache is not made, a 16 MiB one is', async () => {
+  // 3,072 records of 1 KiB take 3.47 MiB as the cache counts them (RECORD_OVERHEAD each). They do not
+  // compress, so an estimate of 2.5x their size on disk (7.5 MiB) would refuse a 4 MiB cache they fit.
+  test('3 MiB of entry records (random, so not compressed): a 3 MiB cache is not made, a 4 MiB and a 16 MiB one are', async () => {
     const dir = await tempDir();
     const db = new Level<string, Buffer>(dir.path, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
     try {
@@ -151,7 +153,8 @@ describe('entryCacheBytes: the entry cache only for a directory it can hold', ()
       for (let n = 0; n < 3072; n += 1) batch.put(`${ENTRY_KEYS.gte}${String(n).padStart(6, '0')}`, randomBytes(1024));
       await batch.write();
       await (db as unknown as { compactRange(start: string, end: string): Promise<void> }).compactRange(ENTRY_KEYS.gte, ENTRY_KEYS.lt);
-      assert.equal(await entryCacheBytes(db, 4), 0);
+      assert.equal(await entryCacheBytes(db, 3), 0);
+      assert.equal(await entryCacheBytes(db, 4), 4 * 2 ** 20);
       assert.equal(await entryCacheBytes(db, 16), 16 * 2 ** 20);
       assert.equal(await entryCacheBytes(db, 0), 0);
     } finally {

@@ -215,7 +215,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
       log.warn({ scheme: scheme.names[0] }, `scheme unavailable, its stored values will not verify: ${scheme.unavailable}`);
     }
     const plan: ThreadPlan = {
-      seed, recipe: registryRecipe(options.registry), dataDir: options.dataDir, cacheMb: options.cacheMb, entryCacheMb: options.entryCacheMb, logLevel: options.logLevel,
+      seed, recipe: registryRecipe(options.registry), dataDir: options.dataDir, cacheMb: options.cacheMb, entryCacheBytes: store.entryCacheBytes, logLevel: options.logLevel,
       sharedLocks, writeGate, counters: newCounters(), addressCounts: AddressCounts.allocate(options.config.limits.maxConnections),
     };
     const serving = threads > 1 ? await serveOnThreads(plan, threads, log, stream) : await serveHere(plan, store, options.registry, log);

@@ -29,6 +29,11 @@ export interface OpenOptions {
   readonly cacheMb?: number;
   /** Entry records kept per thread in MiB, besides LevelDB's cache (default 16, 0: none; stamped-cache.ts). */
   readonly entryCacheMb?: number;
+  /**
+   * The entry cache's size in bytes as the store's first opener decided it (entryCacheBytes): a
+   * serving thread opening the same database takes it instead of counting the records again.
+   */
+  readonly entryCacheBytes?: number;
   /** LevelDB's write buffer (memtable) in MiB (default 32; a bulk load uses more: fewer tables to merge while it runs). */
   readonly writeBufferMb?: number;
   /**

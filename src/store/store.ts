@@ -88,7 +88,7 @@ export class DirectoryStore {
     const db = await openLevel(dir, options);
     try {
       const indexes = await checkFormat(db, dir, options.indexes ?? DEFAULT_INDEXES, options.log);
-      return new DirectoryStore(db, dir, new Set(indexes), options, await entryCacheBytes(db, options.entryCacheMb ?? DEFAULT_ENTRY_CACHE_MB));
+      return new DirectoryStore(db, dir, new Set(indexes), options, options.entryCacheBytes ?? await entryCacheBytes(db, options.entryCacheMb ?? DEFAULT_ENTRY_CACHE_MB));
     } catch (error) {
       await db.close();
       throw error;
@@ -156,7 +156,7 @@ export class DirectoryStore {
    * without decoding the rest of it: a bind needs only userPassword.
    */
   valuesSync(dn: Dn, description: string): Buffer[] | undefined {
-    return this.reads.valuesSync(dnKey(dn), description);
+    return this.valuesByKeySync(dnKey(dn), description);
   }
 
   /** The same by the entry's dnKey (a bind keeps the key of a DN it parsed before). */

@@ -10,7 +10,8 @@ export interface ThreadPlan {
   readonly recipe: RegistryRecipe;
   readonly dataDir: string;
   readonly cacheMb?: number;
-  readonly entryCacheMb?: number;
+  /** The entry cache's size the main thread decided (DirectoryStore.entryCacheBytes): every thread's. */
+  readonly entryCacheBytes: number;
   readonly logLevel: string;
   /** SharedSlots' buffer: entry locks over all threads. */
   readonly sharedLocks: SharedArrayBuffer;

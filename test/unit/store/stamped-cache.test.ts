@@ -7,7 +7,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { EqualityCache, RecordCache, EQUALITY_CACHE_KEYS, RECORD_PAUSE_WINDOWS, RECORD_WINDOW } from '../../../src/store/stamped-cache.js';
-import { type DirectoryStore, deleteEntry, modifyEntry, parseDn, type Modification } from '../../../src/store/index.js';
+import { DirectoryStore, deleteEntry, modifyEntry, parseDn, type Modification } from '../../../src/store/index.js';
 import { dns, peopleStore, person, tempDir } from '../../helpers/store.js';
 import { randomBytes } from 'node:crypto';
 import { Level } from 'level';
@@ -159,6 +159,20 @@ describe('entryCacheBytes: the entry cache only for a directory it can hold', ()
       assert.equal(await entryCacheBytes(db, 0), 0);
     } finally {
       await db.close();
+      await dir.remove();
+    }
+  });
+
+  test('a store opened with the size already decided (a serving thread) takes it and does not count again', async () => {
+    const dir = await tempDir();
+    try {
+      const counted = await peopleStore(dir.path, 20);
+      assert.equal(counted.entryCacheBytes, 16 * 2 ** 20, 'counted at open: the records fit the default 16 MiB');
+      await counted.close();
+      const decided = await DirectoryStore.open(dir.path, { entryCacheBytes: 0 });
+      assert.equal(decided.entryCacheBytes, 0, 'the decision given, though the records fit');
+      await decided.close();
+    } finally {
       await dir.remove();
     }
   });

@@ -26,8 +26,10 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { BENCH_ADMIN, LEVELDAP_BIN, importLeveldap, loadSlapd, makeLdifFile, slapdSettings, SLAPD_INDEX_LINES } from '../src/bench-schemes/servers.js';
-import { canConnect, freePort, requireProgram } from '../src/harness/slapd.js';
+import {
+  BENCH_ADMIN, LEVELDAP_BIN, importLeveldap, loadSlapd, makeLdifFile, slapdSettings, SLAPD_INDEX_LINES, waitForPort,
+} from '../src/bench-schemes/servers.js';
+import { freePort, requireProgram } from '../src/harness/slapd.js';
 
 const USERS = Number(process.env.USERS ?? 10_000);
 const WARM = Number(process.env.WARM ?? 3000);
@@ -80,20 +82,20 @@ function callgrind(dumps: string, command: readonly string[], env: NodeJS.Proces
   return child;
 }
 
-async function waitForPort(port: number, child: ChildProcess, label: string): Promise<void> {
-  const deadline = Date.now() + START_TIMEOUT_MS;
-  while (Date.now() < deadline) {
-    if (child.exitCode !== null || child.signalCode !== null) {
-      throw new Error(`${label} exited under valgrind (${child.exitCode ?? child.signalCode}):\n${stderrTails.get(child) ?? ''}`);
-    }
-    if (await canConnect(port)) return;
-    await new Promise((resolve) => setTimeout(resolve, 500));
+const exited = (child: ChildProcess): boolean => child.exitCode !== null || child.signalCode !== null;
+
+/** Waits until the server under valgrind listens; its stderr's end in the error when it does not. */
+async function listening(port: number, child: ChildProcess, label: string): Promise<void> {
+  try {
+    await waitForPort(port, () => exited(child), START_TIMEOUT_MS);
+  } catch (error) {
+    const how = exited(child) ? `exited (${child.exitCode ?? child.signalCode})` : `did not listen within ${START_TIMEOUT_MS / 1000} s`;
+    throw new Error(`${label} ${how} under valgrind (${(error as Error).message}):\n${stderrTails.get(child) ?? ''}`);
   }
-  throw new Error(`${label} did not listen within ${START_TIMEOUT_MS / 1000} s under valgrind`);
 }
 
 const stopped = (child: ChildProcess): Promise<void> => new Promise((resolve) => {
-  if (child.exitCode !== null || child.signalCode !== null) return resolve();
+  if (exited(child)) return resolve();
   child.once('exit', () => resolve());
   child.kill('SIGTERM');
 });
@@ -104,7 +106,7 @@ async function countedLeveldap(ldif: string, dir: string, label: string, bin: st
   const port = await freePort();
   const child = callgrind(dir, [process.execPath, bin, 'serve', '--threads', '1', '--data', data, '--port', String(port), '--log-level', 'warn'],
     { ...process.env, LEVELDAP_ADMIN_PASSWORD: BENCH_ADMIN.password });
-  await waitForPort(port, child, label);
+  await listening(port, child, label);
   return { label, port, child, dumps: dir, admin: { dn: BENCH_ADMIN.dn, password: BENCH_ADMIN.password }, cleanup: () => stopped(child) };
 }
 
@@ -118,7 +120,7 @@ async function countedSlapd(ldif: string, dir: string): Promise<Counted> {
     await slapd.stop();
   };
   try {
-    await waitForPort(port, child, 'slapd');
+    await listening(port, child, 'slapd');
   } catch (error) {
     await cleanup();
     throw error;

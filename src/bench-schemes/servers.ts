@@ -60,8 +60,9 @@ export async function makeLdifFile(file: string, args: readonly string[]): Promi
   }
 }
 
-async function waitForPort(port: number, exited: () => boolean): Promise<void> {
-  for (let i = 0; i < 400 && !exited(); i += 1) {
+/** Polls the port every 50 ms until it accepts a connection; throws once `exited()` or after `timeoutMs`. */
+export async function waitForPort(port: number, exited: () => boolean, timeoutMs = 20_000): Promise<void> {
+  for (const deadline = Date.now() + timeoutMs; Date.now() < deadline && !exited();) {
     if (await canConnect(port)) return;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }

@@ -9,7 +9,7 @@
  * parsed and normalized.
  */
 import {
-  dnKey, formatDn, formatRdn, keyBelow, normalizeDn, normalizeRdn, parseDn, SchemaMemo, splitPlainFirstRdn, type Dn,
+  dnKey, formatDn, formatRdn, keyBelow, normalizedDnOf, parseDn, SchemaMemo, splitPlainFirstRdn, type Dn,
 } from '../store/index.js';
 
 interface BindDn {
@@ -28,10 +28,11 @@ const REFILL_MILLIS = 30_000;
 /** Longer names are never kept: the cache must not be a way to fill memory. */
 const CACHED_NAME_LIMIT = 512;
 
-/** A DN's text parsed whole (invalidDnSyntax if it is not a DN). */
+/** A DN's text parsed whole (invalidDnSyntax if it is not a DN); its normalized form read off its key. */
 function parsedWhole(name: string): BindDn {
   const dn = parseDn(name);
-  return { dn, normalized: normalizeDn(dn), key: dnKey(dn), pretty: formatDn(dn) };
+  const key = dnKey(dn);
+  return { dn, normalized: normalizedDnOf(key), key, pretty: formatDn(dn) };
 }
 
 export class BindNames {
@@ -62,9 +63,7 @@ export class BindNames {
     const [rdn] = parseDn(split[0]);
     const parent = this.parents.get(split[1], parsedWhole);
     if (rdn === undefined || parent.dn.length === 0) return parsedWhole(name);
-    return {
-      dn: [rdn, ...parent.dn], normalized: `${normalizeRdn(rdn)},${parent.normalized}`,
-      key: keyBelow(parent.key, rdn), pretty: `${formatRdn(rdn)},${parent.pretty}`,
-    };
+    const key = keyBelow(parent.key, rdn);
+    return { dn: [rdn, ...parent.dn], normalized: normalizedDnOf(key), key, pretty: `${formatRdn(rdn)},${parent.pretty}` };
   }
 }

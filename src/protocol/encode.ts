@@ -6,7 +6,7 @@
  * lengths above 16 MiB; it took 1.3 µs for a bare BindResponse.)
  */
 import type { Control, Result } from './types.js';
-import { elementSize, integerSize, stringLength, writeHeader, writeInteger, writeOctets, writeString } from './tlv.js';
+import { checked, elementSize, integerSize, stringLength, writeHeader, writeInteger, writeOctets, writeString } from './tlv.js';
 import { Tag } from './tags.js';
 
 /** The protocolOp tags of the responses that are an LDAPResult and nothing else. */
@@ -122,76 +122,4 @@ function writeControls(buffer: Buffer, pos: number, controls: readonly Control[]
     if (control.value !== undefined) pos = writeOctets(buffer, pos, Tag.OctetString, control.value);
   }
   return pos;
-}
-
-/** Per attribute: the byte length of its name, of its SET's content, of its SEQUENCE's content. */
-const scratch: number[] = [];
-
-/**
- * SearchResultEntry (APPLICATION 4), called once per entry returned. For typesOnly, pass empty
- * value lists.
- */
-export function encodeSearchEntry(messageId: number, dn: string, attributes: readonly EntryAttribute[]): Buffer {
-  const dnLength = stringLength(dn);
-  const listLength = measureAttributes(attributes);
-  const entryLength = elementSize(dnLength) + elementSize(listLength);
-  const length = elementSize(integerSize(messageId)) + elementSize(entryLength);
-  const buffer = Buffer.allocUnsafe(elementSize(length));
-  let pos = writeHeader(buffer, 0, Tag.Sequence, length);
-  pos = writeInteger(buffer, pos, Tag.Integer, messageId);
-  pos = writeEntry(buffer, pos, dn, dnLength, listLength, attributes);
-  return checked(buffer, pos);
-}
-
-/**
- * A SearchResultEntry on its own, without the LDAPMessage around it: the value of the pre-read
- * and post-read response controls (RFC 4527).
- */
-export function encodeEntryValue(dn: string, attributes: readonly EntryAttribute[]): Buffer {
-  const dnLength = stringLength(dn);
-  const listLength = measureAttributes(attributes);
-  const buffer = Buffer.allocUnsafe(elementSize(elementSize(dnLength) + elementSize(listLength)));
-  return checked(buffer, writeEntry(buffer, 0, dn, dnLength, listLength, attributes));
-}
-
-/** Writes the SearchResultEntry element (its attributes measured into `scratch` first); returns the position after it. */
-function writeEntry(buffer: Buffer, pos: number, dn: string, dnLength: number, listLength: number, attributes: readonly EntryAttribute[]): number {
-  pos = writeHeader(buffer, pos, Tag.SearchEntry, elementSize(dnLength) + elementSize(listLength));
-  pos = writeString(buffer, pos, Tag.OctetString, dn, dnLength);
-  pos = writeHeader(buffer, pos, Tag.Sequence, listLength);
-  return writeAttributes(buffer, pos, attributes);
-}
-
-/** Fills `scratch`; returns the content length of the PartialAttributeList. */
-function measureAttributes(attributes: readonly EntryAttribute[]): number {
-  let list = 0;
-  for (let i = 0; i < attributes.length; i++) {
-    const { name, values } = attributes[i]!;
-    const nameLength = stringLength(name);
-    let setLength = 0;
-    for (let j = 0; j < values.length; j++) setLength += elementSize(values[j]!.length);
-    const attributeLength = elementSize(nameLength) + elementSize(setLength);
-    scratch[3 * i] = nameLength;
-    scratch[3 * i + 1] = setLength;
-    scratch[3 * i + 2] = attributeLength;
-    list += elementSize(attributeLength);
-  }
-  return list;
-}
-
-function writeAttributes(buffer: Buffer, pos: number, attributes: readonly EntryAttribute[]): number {
-  for (let i = 0; i < attributes.length; i++) {
-    const { name, values } = attributes[i]!;
-    pos = writeHeader(buffer, pos, Tag.Sequence, scratch[3 * i + 2]!);
-    pos = writeString(buffer, pos, Tag.OctetString, name, scratch[3 * i]!);
-    pos = writeHeader(buffer, pos, Tag.Set, scratch[3 * i + 1]!);
-    for (let j = 0; j < values.length; j++) pos = writeOctets(buffer, pos, Tag.OctetString, values[j]!);
-  }
-  return pos;
-}
-
-/** Guards against a measuring mistake: the buffer must be exactly full. */
-function checked(buffer: Buffer, pos: number): Buffer {
-  if (pos !== buffer.length) throw new Error(`response encoder wrote ${pos} of ${buffer.length} bytes`);
-  return buffer;
 }

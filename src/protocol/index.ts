@@ -6,17 +6,16 @@ export { decodeRequest, decodeRequestFully, decodeSimpleBind, peekRequest, Reque
 export { MAX_FILTER_DEPTH, MAX_FILTER_ELEMENTS } from './decode-filter.js';
 export {
   encodeBindResponse,
-  encodeEntryValue,
   encodeExtendedResponse,
   encodeNoticeOfDisconnection,
   encodeResult,
   encodeSearchDone,
-  encodeSearchEntry,
   NOTICE_OF_DISCONNECTION_OID,
   START_TLS_OID,
   ResponseOp,
   type EntryAttribute,
 } from './encode.js';
+export { encodeEntryValue, encodeSearchEntry, encodeSlicedSearchEntry, type SlicedEntry } from './encode-entry.js';
 export {
   ASSERTION_OID,
   checkPasswordPolicyRequest,

@@ -128,3 +128,9 @@ export function writeOctets(buffer: Buffer, pos: number, tag: number, value: Uin
   }
   return pos + length;
 }
+
+/** Guards against a measuring mistake: the buffer must be exactly full. */
+export function checked(buffer: Buffer, pos: number): Buffer {
+  if (pos !== buffer.length) throw new Error(`response encoder wrote ${pos} of ${buffer.length} bytes`);
+  return buffer;
+}

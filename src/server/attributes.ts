@@ -65,17 +65,36 @@ export function wantsComputed(selection: Selection, name: (typeof COMPUTED)[numb
   return wanted(selection, name);
 }
 
-/** The attributes to send for an entry, computed ones included, values emptied for typesOnly. */
-export function selectAttributes(
-  entry: Entry, selection: Selection, options: { readable: Readable; typesOnly: boolean; hasSubordinates?: boolean; memberOf?: readonly Buffer[] },
-): Attribute[] {
-  const selected = entry.attributes.filter((attribute) => wanted(selection, attribute.name)
-    && (options.readable.all || options.readable.attribute(attribute.name)));
+/** Whether a stored attribute of this name is sent: selected, and readable by the viewer. */
+export function sendsAttribute(selection: Selection, readable: Readable, name: string): boolean {
+  return wanted(selection, name) && (readable.all || readable.attribute(name));
+}
+
+interface Computed {
+  readonly typesOnly: boolean;
+  readonly hasSubordinates?: boolean;
+  readonly memberOf?: readonly Buffer[];
+}
+
+/** The computed attributes asked for, values emptied for typesOnly; `dn`: the entry's DN as written (entryDN). */
+export function computedAttributes(dn: string, selection: Selection, options: Computed): Attribute[] {
+  const computed: Attribute[] = [];
   if (options.hasSubordinates !== undefined && wantsComputed(selection, 'hasSubordinates')) {
-    selected.push({ name: 'hasSubordinates', values: [Buffer.from(options.hasSubordinates ? 'TRUE' : 'FALSE')] });
+    computed.push({ name: 'hasSubordinates', values: [Buffer.from(options.hasSubordinates ? 'TRUE' : 'FALSE')] });
   }
-  if (wantsComputed(selection, 'entryDN')) selected.push({ name: 'entryDN', values: [Buffer.from(entry.dn)] });
-  if (wantsComputed(selection, 'subschemaSubentry')) selected.push({ name: 'subschemaSubentry', values: [SUBSCHEMA] });
-  if (options.memberOf && options.memberOf.length > 0 && wantsComputed(selection, 'memberOf')) selected.push({ name: 'memberOf', values: options.memberOf });
-  return options.typesOnly ? selected.map((attribute) => ({ name: attribute.name, values: [] })) : selected;
+  if (wantsComputed(selection, 'entryDN')) computed.push({ name: 'entryDN', values: [Buffer.from(dn)] });
+  if (wantsComputed(selection, 'subschemaSubentry')) computed.push({ name: 'subschemaSubentry', values: [SUBSCHEMA] });
+  if (options.memberOf && options.memberOf.length > 0 && wantsComputed(selection, 'memberOf')) computed.push({ name: 'memberOf', values: options.memberOf });
+  return options.typesOnly ? computed.map(withoutValues) : computed;
+}
+
+function withoutValues(attribute: Attribute): Attribute {
+  return { name: attribute.name, values: [] };
+}
+
+/** The attributes to send for an entry, computed ones included, values emptied for typesOnly. */
+export function selectAttributes(entry: Entry, selection: Selection, options: Computed & { readable: Readable }): Attribute[] {
+  const selected = entry.attributes.filter((attribute) => sendsAttribute(selection, options.readable, attribute.name));
+  const stored = options.typesOnly ? selected.map(withoutValues) : selected;
+  return [...stored, ...computedAttributes(entry.dn, selection, options)];
 }

@@ -147,7 +147,18 @@ function nameAt(buffer: Buffer, start: number, length: number, position: number)
   return known.name;
 }
 
-function decodeRecord(buffer: Buffer): Entry {
+/** Whether an attribute of this name is decoded (every one when there is no such test). */
+export type KeepName = (name: string) => boolean;
+
+/** The offset after the record's values of the attribute whose value count is at `offset`. */
+function skipValues(buffer: Buffer, offset: number): number {
+  const valueCount = u32At(buffer, offset);
+  offset += 4;
+  for (let i = 0; i < valueCount; i += 1) offset += 4 + u32At(buffer, offset);
+  return offset;
+}
+
+function decodeRecord(buffer: Buffer, keep: KeepName | undefined): Entry {
   let offset = afterFormat(buffer);
   const dnLength = u32At(buffer, offset);
   offset += 4;
@@ -162,6 +173,10 @@ function decodeRecord(buffer: Buffer): Entry {
     const nameLength = u16At(buffer, offset);
     const name = nameAt(buffer, offset + 2, nameLength, position);
     offset += 2 + nameLength;
+    if (keep !== undefined && !keep(name)) {
+      offset = skipValues(buffer, offset);
+      continue;
+    }
     const valueCount = u32At(buffer, offset);
     offset += 4;
     const values: Buffer[] = [];
@@ -172,16 +187,84 @@ function decodeRecord(buffer: Buffer): Entry {
     }
     attributes.push({ name, values });
   }
+  if (offset > buffer.length) throw truncated();
   return { dn, attributes };
 }
 
-export function decodeEntry(buffer: Buffer): Entry {
+/** A fault met reading a record, as the store reports it. */
+function corrupt(error: unknown): StoreError {
+  return error instanceof StoreError ? error : new StoreError(`corrupt entry record: ${errorMessage(error)}`);
+}
+
+/** The entry of a record; with `keep`, only the attributes whose names it accepts (a search's filter reads a few). */
+export function decodeEntry(buffer: Buffer, keep?: KeepName): Entry {
   try {
-    return decodeRecord(buffer);
+    return decodeRecord(buffer, keep);
   } catch (error) {
-    if (error instanceof StoreError) throw error;
-    throw new StoreError(`corrupt entry record: ${errorMessage(error)}`);
+    throw corrupt(error);
   }
+}
+
+/** The DN of a record, as written. */
+export function recordDn(buffer: Buffer): string {
+  try {
+    const dnLength = u32At(buffer, afterFormat(buffer));
+    if (5 + dnLength > buffer.length) throw truncated();
+    return buffer.toString('utf8', 5, 5 + dnLength);
+  } catch (error) {
+    throw corrupt(error);
+  }
+}
+
+/**
+ * Where a record's DN and some of its attributes lie in its bytes, so that they are copied into
+ * an answer without a Buffer or string per value: `parts` holds, per attribute kept, the start and
+ * length of its name, its value count, then the start and length of each value.
+ */
+export interface RecordSlices {
+  readonly bytes: Buffer;
+  readonly dnStart: number;
+  readonly dnLength: number;
+  readonly parts: readonly number[];
+}
+
+/** The slices of a record's DN and of the attributes whose names `keep` accepts, in the record's order. */
+export function sliceRecord(buffer: Buffer, keep: KeepName): RecordSlices {
+  try {
+    return slices(buffer, keep);
+  } catch (error) {
+    throw corrupt(error);
+  }
+}
+
+function slices(buffer: Buffer, keep: KeepName): RecordSlices {
+  let offset = afterFormat(buffer);
+  const dnLength = u32At(buffer, offset);
+  const dnStart = offset + 4;
+  if (dnStart + dnLength > buffer.length) throw truncated();
+  offset = dnStart + dnLength;
+  const count = u16At(buffer, offset);
+  offset += 2;
+  const parts: number[] = [];
+  for (let position = 0; position < count; position += 1) {
+    const nameLength = u16At(buffer, offset);
+    const nameStart = offset + 2;
+    offset = nameStart + nameLength;
+    if (!keep(nameAt(buffer, nameStart, nameLength, position))) {
+      offset = skipValues(buffer, offset);
+      continue;
+    }
+    const valueCount = u32At(buffer, offset);
+    offset += 4;
+    parts.push(nameStart, nameLength, valueCount);
+    for (let i = 0; i < valueCount; i += 1) {
+      const length = u32At(buffer, offset);
+      parts.push(offset + 4, length);
+      offset += 4 + length;
+    }
+  }
+  if (offset > buffer.length) throw truncated();
+  return { bytes: buffer, dnStart, dnLength, parts };
 }
 
 /** The names of a type as lower-case bytes, per description asked for (a handful: userPassword). */
@@ -240,7 +323,6 @@ export function decodeValues(buffer: Buffer, description: string): Buffer[] {
     if (offset > buffer.length) throw truncated();
     return found;
   } catch (error) {
-    if (error instanceof StoreError) throw error;
-    throw new StoreError(`corrupt entry record: ${errorMessage(error)}`);
+    throw corrupt(error);
   }
 }

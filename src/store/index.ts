@@ -10,6 +10,8 @@ export {
   parseDn, formatDn, formatRdn, splitPlainFirstRdn, escapeValue, dnSizeProblem, DEFAULT_DN_LIMITS, DN_CEILING, type Dn, type DnLimits, type Rdn, type Ava,
 } from './dn.js';
 export { values, findAttribute, hasAttribute, groupAttributes, withAttribute, type Entry, type Attribute } from './entry.js';
+export { EntryRecord } from './entry-record.js';
+export type { KeepName, RecordSlices } from './codec.js';
 export { normalizeDn, normalizeRdn, normalizeValue } from './normalize.js';
 export { attributeType, attributeKey, typeKey, type AttributeType } from './schema.js';
 export { DEFAULT_INDEXES } from './indexes.js';

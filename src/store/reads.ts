@@ -7,6 +7,7 @@
 import { parseDn, type Dn } from './dn.js';
 import { decodeEntry, decodeValues } from './codec.js';
 import { values, type Entry } from './entry.js';
+import { EntryRecord } from './entry-record.js';
 import {
   childrenRange, dnKey, dnKeyOfIndexKey, entryKey, equalityRange, inSubtree, isDirectChild, presenceRange, subtreeRange,
   valueKey, valueKeyOfIndexKey,
@@ -118,10 +119,16 @@ export class EntryReads {
 
   /** The entries at these dnKeys (undefined where there is none), in one read. */
   async getManyByKey(keys: readonly string[]): Promise<(Entry | undefined)[]> {
+    const records = await this.recordsByKey(keys);
+    return records.map((record) => (record === undefined ? undefined : decodeEntry(record)));
+  }
+
+  /** The records at these dnKeys (undefined where there is none), in one read. */
+  private async recordsByKey(keys: readonly string[]): Promise<(Buffer | undefined)[]> {
     if (keys.length === 0) return [];
     const records = await this.db.getMany(keys.map(entryKey));
     this.stats.entriesRead += records.filter((record) => record !== undefined).length;
-    return records.map((record) => (record === undefined ? undefined : decodeEntry(record)));
+    return records;
   }
 
   /**
@@ -129,11 +136,17 @@ export class EntryReads {
    * candidates: the caller still evaluates its whole filter on each.
    */
   async *search(base: string | Dn, scope: Scope, hint?: IndexHint): AsyncGenerator<Entry> {
-    const baseDn = typeof base === 'string' ? parseDn(base) : base;
-    const baseKey = dnKey(baseDn);
+    const baseKey = dnKey(typeof base === 'string' ? parseDn(base) : base);
+    for await (const found of this.searchRecords(baseKey, scope, hint)) yield found.entry();
+  }
+
+  /** The candidates of `search` under the entry of this dnKey, as records (entry-record.ts): a search decodes only what it needs. */
+  async *searchRecords(baseKey: string, scope: Scope, hint?: IndexHint): AsyncGenerator<EntryRecord> {
     if (scope === 'base') {
-      const entry = await this.getByKey(baseKey);
-      if (entry) yield entry;
+      const record = this.db.getSync(entryKey(baseKey));
+      if (record === undefined) return;
+      this.stats.entriesRead += 1;
+      yield new EntryRecord(record, baseKey);
       return;
     }
     if (hint && ('membersOf' in hint || 'entries' in hint)) {
@@ -142,20 +155,32 @@ export class EntryReads {
     }
     const attribute = hint && typeKey('present' in hint ? hint.present : hint.equality.attribute);
     if (!hint || !attribute || !this.indexed.has(attribute) || ('present' in hint && attribute === 'objectclass')) {
-      yield* scope === 'one' ? this.children(baseKey) : this.subtree(baseKey);
+      yield* scope === 'one' ? this.children(baseKey) : this.subtreeRecords(baseKey);
       return;
     }
     if ('equality' in hint) {
       yield* this.equal(equalityRange(attribute, normalizeValue(attribute, hint.equality.value)), baseKey, scope);
       return;
     }
+    yield* this.present(attribute, baseKey, scope);
+  }
+
+  private async *present(attribute: string, baseKey: string, scope: Scope): AsyncGenerator<EntryRecord> {
     for await (const indexKey of this.db.keys(presenceRange(attribute))) {
       this.stats.indexKeysRead += 1;
       const key = dnKeyOfIndexKey(indexKey);
       if (!this.inScope(key, baseKey, scope)) continue;
-      const entry = await this.getByKey(key);
-      if (entry && isFirstValue(entry, attribute, valueKeyOfIndexKey(indexKey, attribute))) yield entry;
+      const found = this.recordAt(key);
+      if (found && isFirstValue(found.entry(), attribute, valueKeyOfIndexKey(indexKey, attribute))) yield found;
     }
+  }
+
+  /** The record at this dnKey as LevelDB holds it now (see getByKey). */
+  private recordAt(key: string): EntryRecord | undefined {
+    const record = this.db.getSync(entryKey(key));
+    if (record === undefined) return undefined;
+    this.stats.entriesRead += 1;
+    return new EntryRecord(record, key);
   }
 
   /**
@@ -164,7 +189,7 @@ export class EntryReads {
    * cache has the answer (stamped-cache.ts); each entry is read synchronously, as a bind reads
    * (one cached read costs less than a hop).
    */
-  private async *equal(range: { gte: string; lt: string }, baseKey: string, scope: Scope): AsyncGenerator<Entry> {
+  private async *equal(range: { gte: string; lt: string }, baseKey: string, scope: Scope): AsyncGenerator<EntryRecord> {
     const kept = this.equalityCache.get(range.gte);
     if (kept) {
       yield* this.entriesAt(kept, baseKey, scope);
@@ -197,11 +222,13 @@ export class EntryReads {
   }
 
   /** The entries of these dnKeys that exist and are in scope, read synchronously. */
-  private *entriesAt(keys: readonly string[], baseKey: string, scope: Scope): Generator<Entry> {
+  private *entriesAt(keys: readonly string[], baseKey: string, scope: Scope): Generator<EntryRecord> {
     for (const key of keys) {
       if (!this.inScope(key, baseKey, scope)) continue;
-      const entry = this.getByKeySync(key);
-      if (entry) yield entry;
+      const record = this.recordSync(key);
+      if (record === undefined) continue;
+      this.stats.entriesRead += 1;
+      yield new EntryRecord(record, key);
     }
   }
 
@@ -210,7 +237,7 @@ export class EntryReads {
    * entry), read KNOWN_BATCH at a time: one read for many entries, where a group's thousands
    * of members would otherwise cost a trip to LevelDB's thread each.
    */
-  private async *known(keys: Iterable<string> | AsyncIterable<string>, baseKey: string, scope: Scope): AsyncGenerator<Entry> {
+  private async *known(keys: Iterable<string> | AsyncIterable<string>, baseKey: string, scope: Scope): AsyncGenerator<EntryRecord> {
     let batch: string[] = [];
     for await (const key of keys) {
       this.stats.indexKeysRead += 1;
@@ -223,8 +250,12 @@ export class EntryReads {
     yield* this.existingEntries(batch);
   }
 
-  private async *existingEntries(keys: readonly string[]): AsyncGenerator<Entry> {
-    for (const entry of await this.getManyByKey(keys)) if (entry) yield entry;
+  private async *existingEntries(keys: readonly string[]): AsyncGenerator<EntryRecord> {
+    const records = await this.recordsByKey(keys);
+    for (let i = 0; i < keys.length; i += 1) {
+      const record = records[i];
+      if (record !== undefined) yield new EntryRecord(record, keys[i]);
+    }
   }
 
   private inScope(key: string, baseKey: string, scope: Scope): boolean {
@@ -233,10 +264,10 @@ export class EntryReads {
     return isDirectChild(key, baseKey);
   }
 
-  private async *children(parentKey: string): AsyncGenerator<Entry> {
+  private async *children(parentKey: string): AsyncGenerator<EntryRecord> {
     for await (const childDnKey of this.db.values(childrenRange(parentKey))) {
-      const entry = await this.getByKey(childDnKey.toString());
-      if (entry) yield entry;
+      const found = this.recordAt(childDnKey.toString());
+      if (found) yield found;
     }
   }
 
@@ -249,9 +280,13 @@ export class EntryReads {
 
   /** The entry `key` and everything below it, parents before children. */
   async *subtree(key: string): AsyncGenerator<Entry> {
+    for await (const found of this.subtreeRecords(key)) yield found.entry();
+  }
+
+  private async *subtreeRecords(key: string): AsyncGenerator<EntryRecord> {
     for await (const record of this.db.values(subtreeRange(key))) {
       this.stats.entriesRead += 1;
-      yield decodeEntry(record);
+      yield new EntryRecord(record, undefined);
     }
   }
 }

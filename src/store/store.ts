@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { del, put, alreadyExists, entryOps, needsNewSuffix, storedForm, type BatchOp } from './batch-ops.js';
 import { formatDn, parseDn, type Dn } from './dn.js';
 import type { Entry } from './entry.js';
+import type { EntryRecord } from './entry-record.js';
 import { DirectoryError, StaleCopy } from './errors.js';
 import { DEFAULT_INDEXES } from './indexes.js';
 import { ancestorKeys, childrenRange, dnKey, entriesRange, entryKey, metaKey, suffixKey, ALL_KEYS, ENTRY_KEYS, suffixesRange } from './keys.js';
@@ -176,8 +177,8 @@ export class DirectoryStore {
    * (a search's base: one cached LevelDB read, less than a hop through the thread pool), the
    * closest ancestor only when it is missing.
    */
-  async requireExists(dn: Dn, message = ''): Promise<void> {
-    if (this.reads.recordSync(dnKey(dn)) === undefined) throw await this.missing(dn, message);
+  async requireExists(dn: Dn, message = '', key = dnKey(dn)): Promise<void> {
+    if (this.reads.recordSync(key) === undefined) throw await this.missing(dn, message);
   }
 
   private async missing(dn: Dn, message: string): Promise<DirectoryError> {
@@ -386,6 +387,11 @@ export class DirectoryStore {
   /** Entries in scope, narrowed by an index when the hint's attribute is indexed: candidates (reads.ts). */
   search(base: string | Dn, scope: Scope, hint?: IndexHint): AsyncGenerator<Entry> {
     return this.reads.search(base, scope, hint);
+  }
+
+  /** The same candidates under the entry of this dnKey, as records decoded only as far as the caller asks (entry-record.ts). */
+  searchRecords(baseKey: string, scope: Scope, hint?: IndexHint): AsyncGenerator<EntryRecord> {
+    return this.reads.searchRecords(baseKey, scope, hint);
   }
 
   /** The dnKeys of the entry `key` and everything below it, parents before children: at most `limit` (0: all). */

@@ -1,6 +1,8 @@
 /** Attribute descriptions in filters: which values of an entry a description selects. */
 import { values, type Entry } from '../../store/entry.js';
+import type { KeepName } from '../../store/codec.js';
 import { typeKey } from '../../store/schema.js';
+import { SchemaMemo } from '../../store/schema/memo.js';
 import type { Filter } from '../../protocol/filter.js';
 
 /** Whether a filter's attribute description is well formed; a malformed one makes the item Undefined. */
@@ -38,4 +40,59 @@ export function mentionsAttribute(filter: Filter, description: string): boolean 
     default:
       return typeKey(filter.attribute) === typeKey(description);
   }
+}
+
+/**
+ * The attribute types (type keys) whose values the filter reads, or undefined when it may read
+ * any (an extensible match without a type): an entry decoded with only these attributes gets the
+ * same truth as the whole entry, since a description selects only attributes of its own type.
+ */
+function filterTypes(filter: Filter): ReadonlySet<string> | undefined {
+  const types = new Set<string>();
+  return addTypes(filter, types) ? types : undefined;
+}
+
+function addTypes(filter: Filter, types: Set<string>): boolean {
+  switch (filter.type) {
+    case 'and':
+    case 'or':
+      return filter.filters.every((inner) => addTypes(inner, types));
+    case 'not':
+      return addTypes(filter.filter, types);
+    case 'extensible':
+      if (filter.attribute === undefined) return false;
+      types.add(typeKey(filter.attribute));
+      return true;
+    default:
+      types.add(typeKey(filter.attribute));
+      return true;
+  }
+}
+
+/** Names whose decision one set of types remembers, at most. */
+const DECIDED_NAMES = 256;
+
+/** Whether a name is of one of these types, decided once per name. */
+function readsTypes(types: ReadonlySet<string>): KeepName {
+  const decided = new Map<string, boolean>();
+  return (name) => {
+    let reads = decided.get(name);
+    if (reads === undefined) {
+      reads = types.has(typeKey(name));
+      if (decided.size < DECIDED_NAMES) decided.set(name, reads);
+    }
+    return reads;
+  };
+}
+
+/** The tests of the sets of types filters read, by the sorted list as JSON (no two lists share a text): the same few filters come in search after search. */
+const typeTests = new SchemaMemo<KeepName>(256, 1024);
+
+/**
+ * Which attributes of an entry the filter reads (filterTypes), as a test of their names, or
+ * undefined for all: a search decodes only those to test an entry (store/entry-record.ts).
+ */
+export function filterReads(filter: Filter): KeepName | undefined {
+  const types = filterTypes(filter);
+  return types === undefined ? undefined : typeTests.get(JSON.stringify([...types].sort()), () => readsTypes(types));
 }

@@ -3,12 +3,14 @@
  * ou=People, ...) come in search after search, and parsing and normalizing one costs more than the
  * rest of a one-entry search's set-up. A SchemaMemo: normalizing follows the schema's matching rules.
  */
-import { normalizeDn, parseDn, SchemaMemo, type Dn } from '../../store/index.js';
+import { dnKey, normalizeDn, parseDn, SchemaMemo, type Dn } from '../../store/index.js';
 
 export interface SearchBase {
   readonly dn: Dn;
   /** normalizeDn of it. */
   readonly normalized: string;
+  /** Its dnKey (the store's). */
+  readonly key: string;
 }
 
 /** At most 1,024 bases, of up to 512 characters. */
@@ -16,7 +18,7 @@ const bases = new SchemaMemo<SearchBase>(1024, 512);
 
 function parsed(text: string): SearchBase {
   const dn = parseDn(text);
-  return { dn, normalized: normalizeDn(dn) };
+  return { dn, normalized: normalizeDn(dn), key: dnKey(dn) };
 }
 
 /** The base, parsed (invalidDnSyntax as parseDn throws it) and normalized. */

@@ -7,11 +7,11 @@
  * the assertion control, the base entry must match it (assertionFailed), on every page of a
  * paged search.
  */
-import { normalizeDn, normalizedDnOf, parseDn, SUBSCHEMA_KEY, type Entry } from '../../store/index.js';
-import { ResultCode, encodeSearchEntry } from '../../protocol/index.js';
-import { indexHint, matcher, mentionsAttribute, needsMemberOfValues, resolveMemberships, withinHint, type MatchContext, type Memberships, type Truth } from '../filter/index.js';
+import { normalizeDn, normalizedDnOf, parseDn, SUBSCHEMA_KEY, type Entry, type EntryRecord, type KeepName } from '../../store/index.js';
+import { ResultCode, encodeSlicedSearchEntry } from '../../protocol/index.js';
+import { filterReads, indexHint, matcher, mentionsAttribute, needsMemberOfValues, resolveMemberships, withinHint, type MatchContext, type Memberships, type Truth } from '../filter/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
-import { parseSelection, selectAttributes, wantsComputed, type Selection } from '../attributes.js';
+import { computedAttributes, parseSelection, sendsAttribute, wantsComputed, type Selection } from '../attributes.js';
 import { filterView, readable, readableDependsOnEntry, requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { Abandoned } from '../errors.js';
@@ -58,6 +58,8 @@ interface Walk {
   readonly budget: number;
   /** The filter, compiled for this search (matcher). */
   readonly test: (entry: Entry, context: MatchContext) => Truth;
+  /** The attributes the filter reads: the only ones decoded to test an entry (undefined: all). */
+  readonly filterReads: KeepName | undefined;
 }
 
 /** What a walk has done so far: its cost (entries examined x filter terms), and when its slice of the thread began. */
@@ -87,25 +89,28 @@ async function pace(walk: Walk, progress: Progress, sent: number): Promise<Reply
   return undefined;
 }
 
-async function sendEntry(walk: Walk, { entry, hasSubordinates, memberOf, readable }: Matched): Promise<void> {
-  const { context, request } = walk;
-  const attributes = selectAttributes(entry, walk.selection, { readable, typesOnly: request.typesOnly, hasSubordinates, memberOf });
-  await context.send(encodeSearchEntry(request.messageId, entry.dn, attributes));
+/** The entry's answer, copied from its record's bytes: only its DN and the attributes sent are read. */
+async function sendEntry(walk: Walk, { found, hasSubordinates, memberOf, readable }: Matched): Promise<void> {
+  const { context, request, selection } = walk;
+  const computed = computedAttributes(found.dn, selection, { typesOnly: request.typesOnly, hasSubordinates, memberOf });
+  const sliced = found.slices((name) => sendsAttribute(selection, readable, name));
+  await context.send(encodeSlicedSearchEntry(request.messageId, sliced, computed, request.typesOnly));
 }
 
 /** The entry with its hasSubordinates and memberOf (when needed) if it matches the search, else undefined. */
-async function check(walk: Walk, entry: Entry): Promise<Matched | undefined> {
+async function check(walk: Walk, found: EntryRecord): Promise<Matched | undefined> {
   const { memberships, needsMemberOf } = walk;
-  const key = memberships.tests.size > 0 || needsMemberOf ? entryKeyOf(entry.dn) : undefined;
-  const normalized = key !== undefined ? normalizedDnOf(key) : walk.needsEntryDn ? normalizeDn(entry.dn) : undefined;
+  const key = memberships.tests.size > 0 || needsMemberOf ? (found.key ?? entryKeyOf(found.dn)) : undefined;
+  const normalized = key !== undefined ? normalizedDnOf(key) : walk.needsEntryDn ? normalizeDn(found.dn) : undefined;
   if (walk.request.scope === 'children' && normalized === walk.baseKey) return undefined;
   // Without needsEntryDn, readable() does not look at the DN (the admin, anonymous clients).
   const view = readable(walk.context.session, normalized ?? '');
-  const hasSubordinates = walk.needsSubordinates ? await walk.context.server.store.hasChildren(entry.dn) : undefined;
-  const memberOf = needsMemberOf ? await memberOfValues(walk.context.server, key!, entry.dn) : undefined;
+  const hasSubordinates = walk.needsSubordinates ? await walk.context.server.store.hasChildren(found.dn) : undefined;
+  const memberOf = needsMemberOf ? await memberOfValues(walk.context.server, key!, found.dn) : undefined;
   const context = { hasSubordinates, memberOf, ...(key !== undefined && { memberships: { tests: memberships.tests, key } }) };
+  const entry = walk.filterReads ? found.project(walk.filterReads) : found.entry();
   const match = walk.test(filterView(entry, view), context) === true;
-  return match ? { entry, hasSubordinates, memberOf, readable: view } : undefined;
+  return match ? { found, hasSubordinates, memberOf, readable: view } : undefined;
 }
 
 /**
@@ -113,7 +118,7 @@ async function check(walk: Walk, entry: Entry): Promise<Matched | undefined> {
  * is closed on every way out (its LevelDB iterator with it), except when a paged search keeps it
  * for the next page.
  */
-async function walkEntries(walk: Walk, source: AsyncGenerator<Entry>, paging: Paging | undefined): Promise<Reply> {
+async function walkEntries(walk: Walk, source: AsyncGenerator<EntryRecord>, paging: Paging | undefined): Promise<Reply> {
   let kept = false;
   try {
     let sent = 0;
@@ -153,7 +158,7 @@ export async function search(request: SearchRequest, context: OperationContext):
   const monitorBase = monitorKeyOf(request.base);
   if (monitorBase !== undefined) return monitor(request, context, monitorBase);
   requireAccess(session, server.config, '', 'readEntry');
-  const { dn: base, normalized: baseKey } = searchBase(request.base);
+  const { dn: base, normalized: baseKey, key: baseDnKey } = searchBase(request.base);
   if (baseKey === SUBSCHEMA_KEY) return subschema(request, context);
   if (base.length === 0) return { code: ResultCode.noSuchObject, message: 'search a naming context (see the root DSE)' };
   const assertion = assertionOf(request);
@@ -178,11 +183,12 @@ export async function search(request: SearchRequest, context: OperationContext):
     memberships, needsMemberOf: wantsComputed(selection, 'memberOf') || needsMemberOfValues(request.filter, memberships),
     terms: request.filterTerms + memberships.probes, budget: session.isAdmin ? 0 : limits.maxSearchCost,
     test: matcher(request.filter),
+    filterReads: filterReads(request.filter),
   };
   if (paging?.resumed) return walkEntries(walk, paging.resumed, paging);
 
-  await server.store.requireExists(base);
+  await server.store.requireExists(base, '', baseDnKey);
   const scope = request.scope === 'children' ? 'sub' : request.scope;
-  const source = server.store.search(base, scope, hint);
+  const source = server.store.searchRecords(baseDnKey, scope, hint);
   return walkEntries(walk, source, paging);
 }

@@ -3,12 +3,12 @@
  * opaque random cookie bound to the connection and to the search it was issued for.
  */
 import { randomBytes } from 'node:crypto';
-import type { Entry } from '../../store/index.js';
+import type { EntryRecord } from '../../store/index.js';
 import type { Readable } from '../access.js';
 
-/** An entry that matched, with its computed hasSubordinates and memberOf when they were needed. */
+/** An entry that matched (as the store read it), with its computed hasSubordinates and memberOf when they were needed. */
 export interface Matched {
-  readonly entry: Entry;
+  readonly found: EntryRecord;
   readonly hasSubordinates?: boolean;
   readonly memberOf?: readonly Buffer[];
   /** What the searching client may see of this entry (userPassword, the password policy state). */
@@ -18,7 +18,7 @@ export interface Matched {
 interface PagedSearch {
   /** base, scope, filter and attributes of the search; a cookie only continues the same search. */
   readonly signature: string;
-  readonly entries: AsyncGenerator<Entry>;
+  readonly entries: AsyncGenerator<EntryRecord>;
   /** The entry that matched but did not fit the previous page. */
   readonly carried: readonly Matched[];
   /** Entries sent on the earlier pages (the client's size limit counts them all). */

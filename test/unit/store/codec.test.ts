@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeEntry, decodeValues, encodeEntry } from '../../../src/store/codec.js';
+import { decodeEntry, decodeValues, encodeEntry, recordDn, sliceRecord } from '../../../src/store/codec.js';
 import { StoreError, values } from '../../../src/store/index.js';
 
 test('an entry record round-trips DN and values byte for byte', () => {
@@ -73,4 +73,47 @@ test('a value is a view of the record, not a copy, and a record inside a larger 
   assert.equal(decoded.attributes[0]!.values[1]!.buffer, larger.buffer);
   assert.deepEqual(decodeValues(inside, 'description').map(String), ['first', 'second']);
   for (let cut = 0; cut < record.length; cut += 1) assert.throws(() => decodeValues(inside.subarray(0, cut), 'description'), StoreError);
+});
+
+const RECORDED = {
+  dn: 'cn=Zoë 日本\\, Ltd,ou=People,o=x',
+  attributes: [
+    { name: 'objectClass', values: ['top', 'person'].map((v) => Buffer.from(v)) },
+    { name: 'cn;lang-ja', values: [Buffer.from('日本'), Buffer.from('')] },
+    { name: 'userPassword', values: [Buffer.from('{SSHA}secret')] },
+    { name: 'jpegPhoto', values: [Buffer.alloc(70_000, 0xab)] },
+    { name: 'description', values: [] },
+    { name: 'createTimestamp', values: [Buffer.from('20261203000000Z')] },
+  ],
+};
+
+test('decodeEntry with a name test decodes only those attributes, in order, and the DN', () => {
+  const record = encodeEntry(RECORDED);
+  const kept = decodeEntry(record, (name) => name === 'objectClass' || name === 'jpegPhoto' || name === 'description');
+  assert.equal(kept.dn, RECORDED.dn);
+  assert.deepEqual(kept.attributes, [RECORDED.attributes[0], RECORDED.attributes[3], RECORDED.attributes[4]]);
+  assert.deepEqual(decodeEntry(record, () => false).attributes, []);
+  assert.deepEqual(decodeEntry(record, () => true), decodeEntry(record));
+  assert.equal(recordDn(record), RECORDED.dn);
+  for (let cut = 0; cut < record.byteLength; cut += 97) {
+    assert.throws(() => decodeEntry(record.subarray(0, cut), () => false), StoreError, `skipping, cut at ${cut}`);
+  }
+});
+
+test('sliceRecord points at the DN and the kept attributes\' names and values in the record', () => {
+  const record = encodeEntry(RECORDED);
+  const keep = (name: string) => name !== 'userPassword' && name !== 'createTimestamp';
+  const { bytes, dnStart, dnLength, parts } = sliceRecord(record, keep);
+  assert.equal(bytes, record);
+  assert.equal(bytes.toString('utf8', dnStart, dnStart + dnLength), RECORDED.dn);
+  const read: { name: string; values: Buffer[] }[] = [];
+  for (let i = 0; i < parts.length; i += 3 + 2 * parts[i + 2]!) {
+    const values = Array.from({ length: parts[i + 2]! }, (_, j) => bytes.subarray(parts[i + 3 + 2 * j]!, parts[i + 3 + 2 * j]! + parts[i + 4 + 2 * j]!));
+    read.push({ name: bytes.toString('utf8', parts[i]!, parts[i]! + parts[i + 1]!), values });
+  }
+  assert.deepEqual(read, RECORDED.attributes.filter((attribute) => keep(attribute.name)));
+  assert.deepEqual(sliceRecord(record, () => false).parts, []);
+  for (let cut = 0; cut < record.byteLength; cut += 97) {
+    assert.throws(() => sliceRecord(record.subarray(0, cut), keep), StoreError, `cut at ${cut}`);
+  }
 });

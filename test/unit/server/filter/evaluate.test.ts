@@ -1,6 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { build, compileFilter, filterToString, matches, mentionsAttribute, type Filter, type MatchContext, type Truth } from '../../../../src/server/filter/index.js';
+import { build, compileFilter, filterReads, filterToString, matches, mentionsAttribute, type Filter, type MatchContext, type Truth } from '../../../../src/server/filter/index.js';
+import { decodeEntry, encodeEntry } from '../../../../src/store/codec.js';
 import type { Entry } from '../../../../src/store/index.js';
 import { entry, person } from '../../../helpers/store.js';
 
@@ -297,5 +298,41 @@ describe('filter evaluation: the compiled filter', () => {
     assert.equal(mentionsAttribute(or(present('cn'), extensible('x', { attribute: 'hasSubordinates;x' })), 'hasSubordinates'), true);
     assert.equal(mentionsAttribute(extensible('TRUE', { rule: 'booleanMatch' }), 'hasSubordinates'), true);
     assert.equal(mentionsAttribute(and(present('cn'), equality('uid', 'x')), 'hasSubordinates'), false);
+  });
+});
+
+describe('filter evaluation: on the attributes the filter reads only (filterReads)', () => {
+  const filters = [
+    equality('uid', 'user.1'), equality('UID', 'USER.1'), equality('0.9.2342.19200300.100.1.1', 'user.1'), present('objectClass'),
+    and(equality('objectClass', 'person'), substrings('cn', { initial: 'user' })), or(equality('sn', 'nobody'), present('mail')),
+    not(equality('title', 'x')), equality('description;lang-en', 'hello world'), equality('description', 'abcabc'),
+    greaterOrEqual('uidNumber', '5'), approx('displayName', 'jane q doe'), extensible('user.1', { attribute: 'uid', rule: 'caseExactMatch' }),
+    extensible('people', { attribute: 'ou', dnAttributes: true }), equality('member', 'uid=user.2,ou=People,dc=example,dc=com'),
+    and(), or(), equality('hasSubordinates', 'TRUE'), equality('bad description!', 'x'), equality('name', 'Admins'),
+  ];
+
+  test('every filter is as true, false or Undefined on the projected entry as on the whole one', () => {
+    for (const filter of filters) {
+      const reads = filterReads(filter);
+      assert.notEqual(reads, undefined, filterToString(filter));
+      for (const target of [user, group, bare]) {
+        const projected = decodeEntry(encodeEntry(target), reads);
+        assert.ok(projected.attributes.length < target.attributes.length || target === bare, `${filterToString(filter)} decodes less of ${target.dn}`);
+        for (const context of [{}, { hasSubordinates: true }]) {
+          assert.equal(matches(filter, projected, context), matches(filter, target, context), `${filterToString(filter)} on ${target.dn}`);
+        }
+      }
+    }
+  });
+
+  test('a filter that may read any attribute (an extensible match without a type) reads them all', () => {
+    assert.equal(filterReads(extensible('Admins', { rule: 'caseIgnoreMatch' })), undefined);
+    assert.equal(filterReads(and(present('cn'), not(extensible('x', { rule: 'caseIgnoreMatch' })))), undefined);
+  });
+
+  test('the same types give the same test; a name is of a type by any alias or case, with options', () => {
+    assert.equal(filterReads(equality('uid', 'a')), filterReads(present('UID')));
+    const reads = filterReads(and(equality('cn', 'x'), present('mail')))!;
+    assert.deepEqual(['CN', 'commonName', 'cn;lang-en', '2.5.4.3', 'mail', 'sn', 'uid', 'name'].map(reads), [true, true, true, true, true, false, false, false]);
   });
 });

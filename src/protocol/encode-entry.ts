@@ -13,8 +13,9 @@ export interface SlicedEntry {
   readonly bytes: Buffer;
   readonly dnStart: number;
   readonly dnLength: number;
-  /** Per attribute: the start and length of its name, its value count, then the start and length of each value. */
-  readonly parts: readonly number[];
+  /** In [0, partsLength), per attribute: the start and length of its name, its value count, then the start and length of each value. */
+  readonly parts: ArrayLike<number>;
+  readonly partsLength: number;
 }
 
 /** Slices this long or shorter are copied byte by byte (a native copy's call costs more). */
@@ -92,8 +93,7 @@ function writeAttributes(buffer: Buffer, pos: number, attributes: readonly Entry
  * typesOnly) after its own attributes; with typesOnly, the sliced attributes go without values.
  */
 export function encodeSlicedSearchEntry(messageId: number, entry: SlicedEntry, extra: readonly EntryAttribute[], typesOnly: boolean): Buffer {
-  const sizes: number[] = [];
-  const listLength = measureSlices(entry.parts, typesOnly, sizes) + measureAttributes(extra);
+  const listLength = measureSlices(entry, typesOnly) + measureAttributes(extra);
   const entryLength = elementSize(entry.dnLength) + elementSize(listLength);
   const length = elementSize(integerSize(messageId)) + elementSize(entryLength);
   const buffer = Buffer.allocUnsafe(elementSize(length));
@@ -103,32 +103,44 @@ export function encodeSlicedSearchEntry(messageId: number, entry: SlicedEntry, e
   pos = writeHeader(buffer, pos, Tag.OctetString, entry.dnLength);
   pos = copySlice(entry.bytes, entry.dnStart, entry.dnLength, buffer, pos);
   pos = writeHeader(buffer, pos, Tag.Sequence, listLength);
-  pos = writeSlices(buffer, pos, entry, sizes, typesOnly);
+  pos = writeSlices(buffer, pos, entry, typesOnly);
+  if (sliceSizes.length > SIZES_KEPT) sliceSizes = new Int32Array(64);
   return checked(buffer, writeAttributes(buffer, pos, extra));
 }
 
-/** Puts each sliced attribute's SET content length and SEQUENCE content length in `sizes`; returns their share of the list's length. */
-function measureSlices(parts: readonly number[], typesOnly: boolean, sizes: number[]): number {
+/** Per sliced attribute: its SET's content length and its SEQUENCE's, measured before writing (this thread's); grown past SIZES_KEPT, let go after use. */
+let sliceSizes: Int32Array = new Int32Array(64);
+const SIZES_KEPT = 4096;
+
+/** Fills `sliceSizes`; returns the sliced attributes' share of the list's length. */
+function measureSlices({ parts, partsLength }: SlicedEntry, typesOnly: boolean): number {
   let list = 0;
-  for (let i = 0; i < parts.length; i += 3 + 2 * parts[i + 2]!) {
+  for (let i = 0, n = 0; i < partsLength; i += 3 + 2 * parts[i + 2]!, n += 2) {
     const count = parts[i + 2]!;
     let setLength = 0;
     if (!typesOnly) for (let j = 0; j < count; j++) setLength += elementSize(parts[i + 4 + 2 * j]!);
     const attributeLength = elementSize(parts[i + 1]!) + elementSize(setLength);
-    sizes.push(setLength, attributeLength);
+    if (n + 2 > sliceSizes.length) sliceSizes = grown(sliceSizes);
+    sliceSizes[n] = setLength;
+    sliceSizes[n + 1] = attributeLength;
     list += elementSize(attributeLength);
   }
   return list;
 }
 
-function writeSlices(buffer: Buffer, pos: number, entry: SlicedEntry, sizes: readonly number[], typesOnly: boolean): number {
-  const { bytes, parts } = entry;
-  for (let i = 0, n = 0; i < parts.length; n += 2) {
+function grown(sizes: Int32Array): Int32Array {
+  const larger = new Int32Array(2 * sizes.length);
+  larger.set(sizes);
+  return larger;
+}
+
+function writeSlices(buffer: Buffer, pos: number, { bytes, parts, partsLength }: SlicedEntry, typesOnly: boolean): number {
+  for (let i = 0, n = 0; i < partsLength; n += 2) {
     const count = parts[i + 2]!;
-    pos = writeHeader(buffer, pos, Tag.Sequence, sizes[n + 1]!);
+    pos = writeHeader(buffer, pos, Tag.Sequence, sliceSizes[n + 1]!);
     pos = writeHeader(buffer, pos, Tag.OctetString, parts[i + 1]!);
     pos = copySlice(bytes, parts[i]!, parts[i + 1]!, buffer, pos);
-    pos = writeHeader(buffer, pos, Tag.Set, sizes[n]!);
+    pos = writeHeader(buffer, pos, Tag.Set, sliceSizes[n]!);
     for (let j = 0; j < count && !typesOnly; j++) {
       const start = parts[i + 3 + 2 * j]!;
       const length = parts[i + 4 + 2 * j]!;

@@ -140,29 +140,27 @@ export class EntryReads {
     for await (const found of this.searchRecords(baseKey, scope, hint)) yield found.entry();
   }
 
-  /** The candidates of `search` under the entry of this dnKey, as records (entry-record.ts): a search decodes only what it needs. */
-  async *searchRecords(baseKey: string, scope: Scope, hint?: IndexHint): AsyncGenerator<EntryRecord> {
-    if (scope === 'base') {
-      const record = this.db.getSync(entryKey(baseKey));
-      if (record === undefined) return;
-      this.stats.entriesRead += 1;
-      yield new EntryRecord(record, baseKey);
-      return;
-    }
+  /**
+   * The candidates of `search` under the entry of this dnKey, as records (entry-record.ts): a
+   * search decodes only what it needs. It hands over the one generator that reads them (a
+   * generator around it would cost its own promises for every entry).
+   */
+  searchRecords(baseKey: string, scope: Scope, hint?: IndexHint): AsyncGenerator<EntryRecord> {
+    if (scope === 'base') return this.base(baseKey);
     if (hint && ('membersOf' in hint || 'entries' in hint)) {
-      yield* this.known('membersOf' in hint ? this.memberships.members(hint.membersOf) : hint.entries, baseKey, scope);
-      return;
+      return this.known('membersOf' in hint ? this.memberships.members(hint.membersOf) : hint.entries, baseKey, scope);
     }
     const attribute = hint && typeKey('present' in hint ? hint.present : hint.equality.attribute);
     if (!hint || !attribute || !this.indexed.has(attribute) || ('present' in hint && attribute === 'objectclass')) {
-      yield* scope === 'one' ? this.children(baseKey) : this.subtreeRecords(baseKey);
-      return;
+      return scope === 'one' ? this.children(baseKey) : this.subtreeRecords(baseKey);
     }
-    if ('equality' in hint) {
-      yield* this.equal(equalityRange(attribute, normalizeValue(attribute, hint.equality.value)), baseKey, scope);
-      return;
-    }
-    yield* this.present(attribute, baseKey, scope);
+    if ('equality' in hint) return this.equal(equalityRange(attribute, normalizeValue(attribute, hint.equality.value)), baseKey, scope);
+    return this.present(attribute, baseKey, scope);
+  }
+
+  private async *base(key: string): AsyncGenerator<EntryRecord> {
+    const found = this.recordAt(key);
+    if (found) yield found;
   }
 
   private async *present(attribute: string, baseKey: string, scope: Scope): AsyncGenerator<EntryRecord> {
@@ -192,7 +190,7 @@ export class EntryReads {
   private async *equal(range: { gte: string; lt: string }, baseKey: string, scope: Scope): AsyncGenerator<EntryRecord> {
     const kept = this.equalityCache.get(range.gte);
     if (kept) {
-      yield* this.entriesAt(kept, baseKey, scope);
+      for (const found of this.entriesAt(kept, baseKey, scope)) yield found;
       return;
     }
     const stamp = this.equalityCache.begin();
@@ -202,11 +200,11 @@ export class EntryReads {
       if (keys.length < INDEX_BATCH) {
         const more = await this.dnKeysOf(iterator); // at once, with no trip, when the iterator has ended
         if (more.length === 0) this.equalityCache.keep(range.gte, keys, stamp);
-        yield* this.entriesAt(keys, baseKey, scope);
+        for (const found of this.entriesAt(keys, baseKey, scope)) yield found;
         keys = more;
       }
       while (keys.length > 0) {
-        yield* this.entriesAt(keys, baseKey, scope);
+        for (const found of this.entriesAt(keys, baseKey, scope)) yield found;
         keys = await this.dnKeysOf(iterator);
       }
     } finally {
@@ -222,14 +220,16 @@ export class EntryReads {
   }
 
   /** The entries of these dnKeys that exist and are in scope, read synchronously. */
-  private *entriesAt(keys: readonly string[], baseKey: string, scope: Scope): Generator<EntryRecord> {
+  private entriesAt(keys: readonly string[], baseKey: string, scope: Scope): EntryRecord[] {
+    const found: EntryRecord[] = [];
     for (const key of keys) {
       if (!this.inScope(key, baseKey, scope)) continue;
       const record = this.recordSync(key);
       if (record === undefined) continue;
       this.stats.entriesRead += 1;
-      yield new EntryRecord(record, key);
+      found.push(new EntryRecord(record, key));
     }
+    return found;
   }
 
   /**

@@ -68,7 +68,15 @@ export function compileFilter(filter: Filter): FilterTest {
  */
 export function matcher(filter: Filter): (entry: Entry, context?: MatchContext) => Truth {
   const item = compile(filter);
-  return (entry, context = {}) => item(withComputed(entry, context), new Map(), context);
+  // One memo for the search's entries, emptied after each (an evaluation is synchronous).
+  const memo: Memo = new Map();
+  return (entry, context = {}) => {
+    try {
+      return item(withComputed(entry, context), memo, context);
+    } finally {
+      memo.clear();
+    }
+  };
 }
 
 /** TRUE, FALSE or Undefined (`undefined`): the filter evaluated on the entry. */
@@ -149,9 +157,11 @@ function not(test: Test): Test {
   };
 }
 
-/** The values the description selects (attributeValues), worked out once per evaluation. */
-function selected(entry: Entry, memo: Memo, description: string): readonly Buffer[] {
-  const key = `\0${description}`;
+/** The memo key of the values a description selects. */
+const selectedKey = (description: string): string => `\0${description}`;
+
+/** The values the description selects (attributeValues), worked out once per evaluation; `key`: selectedKey(description). */
+function selected(entry: Entry, memo: Memo, description: string, key: string): readonly Buffer[] {
   let found = memo.get(key) as readonly Buffer[] | undefined;
   if (!found) {
     found = attributeValues(entry, description);
@@ -168,10 +178,11 @@ function selected(entry: Entry, memo: Memo, description: string): readonly Buffe
 function valueAssertion(description: string, formTest: FormTest | undefined): Test {
   if (!validDescription(description) || !formTest) return UNDEFINED;
   const key = `${formTest.form}\0${description}`;
+  const valuesKey = selectedKey(description);
   return (entry, memo) => {
     let forms = memo.get(key);
     if (!forms) {
-      forms = selected(entry, memo, description).map(formTest.of);
+      forms = selected(entry, memo, description, valuesKey).map(formTest.of);
       memo.set(key, forms);
     }
     return forms.some(formTest.test);
@@ -199,7 +210,8 @@ function substrings(filter: Item<'substrings'>): Test {
 function present(filter: Item<'present'>): Test {
   if (!validDescription(filter.attribute)) return UNDEFINED;
   if (!filter.attribute.includes(';') && typeKey(filter.attribute) === 'objectclass') return () => true;
-  return (entry, memo) => selected(entry, memo, filter.attribute).length > 0;
+  const key = selectedKey(filter.attribute);
+  return (entry, memo) => selected(entry, memo, filter.attribute, key).length > 0;
 }
 
 /**

@@ -48,6 +48,7 @@ function membershipHint(filter: Filter, memberships: ReadonlyMap<Filter, IndexHi
  * every entry has it), else undefined (scan the scope).
  */
 export function indexHint(filter: Filter, indexed: ReadonlySet<string>, memberships: ReadonlyMap<Filter, IndexHint> = new Map()): IndexHint | undefined {
+  if (filter.type === 'equality' && usable(filter.attribute, indexed)) return { equality: { attribute: filter.attribute, value: filter.value } };
   const terms = requiredTerms(filter).filter((term) => usable(term.attribute, indexed));
   const equalities = terms.filter((term): term is ValueItem => term.type === 'equality');
   const equality = equalities.find((term) => attributeType(term.attribute).key !== 'objectclass');

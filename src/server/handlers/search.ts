@@ -70,9 +70,9 @@ interface Progress {
 
 /**
  * Before the next candidate: stops when abandoned, over the cost budget or past the time limit
- * (a reply), and lets the thread turn when this search's slice is used up (scheduler.ts).
+ * (a reply). Synchronous: an await per candidate costs a promise each.
  */
-async function pace(walk: Walk, progress: Progress, sent: number): Promise<Reply | undefined> {
+function pace(walk: Walk, progress: Progress, sent: number): Reply | undefined {
   const { context } = walk;
   if (context.signal.aborted) throw new Abandoned();
   if (walk.deadline && performance.now() > walk.deadline) return { code: ResultCode.timeLimitExceeded, entries: sent };
@@ -81,12 +81,15 @@ async function pace(walk: Walk, progress: Progress, sent: number): Promise<Reply
     const message = `administrative limit exceeded: the filter's ${walk.terms} terms on the entries examined passed the search's cost budget of ${walk.budget} (--max-search-cost)`;
     return { code: ResultCode.adminLimitExceeded, message, entries: sent };
   }
-  const { scheduler } = context.server;
-  if (!scheduler.due(progress.sliceStart)) return undefined;
-  await scheduler.turn(context.session.id);
+  return undefined;
+}
+
+/** Lets the thread turn when this search's slice of it is used up (scheduler.ts). */
+async function yieldTurn(walk: Walk, progress: Progress): Promise<void> {
+  const { context } = walk;
+  await context.server.scheduler.turn(context.session.id);
   if (context.signal.aborted) throw new Abandoned();
   progress.sliceStart = performance.now();
-  return undefined;
 }
 
 /** The entry's answer, copied from its record's bytes: only its DN and the attributes sent are read. */
@@ -129,8 +132,9 @@ async function walkEntries(walk: Walk, source: AsyncGenerator<EntryRecord>, pagi
     const progress: Progress = { cost: paging?.costBefore ?? 0, sliceStart: performance.now() };
     // Iterated by hand: leaving a for-await loop would close the source, which a paged search keeps.
     for (let next = await source.next(); !next.done; next = await source.next()) {
-      const stop = await pace(walk, progress, sent);
+      const stop = pace(walk, progress, sent);
       if (stop) return stop;
+      if (walk.context.server.scheduler.due(progress.sliceStart)) await yieldTurn(walk, progress);
       const matched = await check(walk, next.value);
       if (!matched) continue;
       if (paging?.totalLimit && paging.sentBefore + sent >= paging.totalLimit) {

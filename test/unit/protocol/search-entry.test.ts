@@ -32,6 +32,7 @@ test('an entry encoded from its record\'s slices is byte for byte the entry enco
       { name: 'userPassword', values: [Buffer.from('{SSHA}secret')] },
       { name: 'description', values: [Buffer.alloc(200, 0x61), Buffer.alloc(70_000, 0x62)] },
       { name: 'seeAlso', values: [] },
+      ...Array.from({ length: 100 }, (_, i) => ({ name: `x-attribute-${i}`, values: [Buffer.from(String(i))] })),
     ],
   };
   const record = encodeEntry(entry);

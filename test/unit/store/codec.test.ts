@@ -103,16 +103,20 @@ test('decodeEntry with a name test decodes only those attributes, in order, and 
 test('sliceRecord points at the DN and the kept attributes\' names and values in the record', () => {
   const record = encodeEntry(RECORDED);
   const keep = (name: string) => name !== 'userPassword' && name !== 'createTimestamp';
-  const { bytes, dnStart, dnLength, parts } = sliceRecord(record, keep);
+  const { bytes, dnStart, dnLength, parts, partsLength } = sliceRecord(record, keep);
   assert.equal(bytes, record);
   assert.equal(bytes.toString('utf8', dnStart, dnStart + dnLength), RECORDED.dn);
   const read: { name: string; values: Buffer[] }[] = [];
-  for (let i = 0; i < parts.length; i += 3 + 2 * parts[i + 2]!) {
+  for (let i = 0; i < partsLength; i += 3 + 2 * parts[i + 2]!) {
     const values = Array.from({ length: parts[i + 2]! }, (_, j) => bytes.subarray(parts[i + 3 + 2 * j]!, parts[i + 3 + 2 * j]! + parts[i + 4 + 2 * j]!));
     read.push({ name: bytes.toString('utf8', parts[i]!, parts[i]! + parts[i + 1]!), values });
   }
   assert.deepEqual(read, RECORDED.attributes.filter((attribute) => keep(attribute.name)));
-  assert.deepEqual(sliceRecord(record, () => false).parts, []);
+  assert.equal(sliceRecord(record, () => false).partsLength, 0);
+  const many = { dn: 'cn=many,o=x', attributes: [{ name: 'description', values: Array.from({ length: 5000 }, (_, i) => Buffer.from(String(i))) }] };
+  const sliced = sliceRecord(encodeEntry(many), () => true);
+  assert.equal(sliced.partsLength, 3 + 2 * 5000, 'the scratch grows for a record of many values');
+  assert.equal(sliced.bytes.toString('utf8', sliced.parts[3 + 2 * 4999]!, sliced.parts[3 + 2 * 4999]! + sliced.parts[4 + 2 * 4999]!), '4999');
   for (let cut = 0; cut < record.byteLength; cut += 97) {
     assert.throws(() => sliceRecord(record.subarray(0, cut), keep), StoreError, `cut at ${cut}`);
   }

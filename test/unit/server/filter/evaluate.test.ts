@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { build, compileFilter, filterReads, filterToString, matches, mentionsAttribute, type Filter, type MatchContext, type Truth } from '../../../../src/server/filter/index.js';
+import { build, compileFilter, filterReads, filterToString, matcher, matches, mentionsAttribute, type Filter, type MatchContext, type Truth } from '../../../../src/server/filter/index.js';
 import { decodeEntry, encodeEntry } from '../../../../src/store/codec.js';
 import type { Entry } from '../../../../src/store/index.js';
 import { entry, person } from '../../../helpers/store.js';
@@ -334,5 +334,16 @@ describe('filter evaluation: on the attributes the filter reads only (filterRead
     assert.equal(filterReads(equality('uid', 'a')), filterReads(present('UID')));
     const reads = filterReads(and(equality('cn', 'x'), present('mail')))!;
     assert.deepEqual(['CN', 'commonName', 'cn;lang-en', '2.5.4.3', 'mail', 'sn', 'uid', 'name'].map(reads), [true, true, true, true, true, false, false, false]);
+  });
+});
+
+describe('filter evaluation: one matcher for a search\'s entries', () => {
+  test('each entry is tested on its own values (the memo of the one before is not kept)', () => {
+    for (const filter of [equality('cn', 'Admins'), present('mail'), and(present('objectClass'), not(substrings('cn', { initial: 'user' })))]) {
+      const test = matcher(filter);
+      const answers = [user, group, bare, user, bare, group, group, user].map((target) => test(target));
+      assert.deepEqual(answers, [user, group, bare, user, bare, group, group, user].map((target) => matches(filter, target)), filterToString(filter));
+      assert.ok(answers.includes(true) && answers.includes(false), `${filterToString(filter)} tells the entries apart`);
+    }
   });
 });

@@ -8,7 +8,7 @@ import type { EntryAttribute } from './encode.js';
 import { checked, elementSize, integerSize, stringLength, writeHeader, writeInteger, writeOctets, writeString } from './tlv.js';
 import { Tag } from './tags.js';
 
-/** An entry's DN and attributes as slices of one buffer (the store's record slices: store/codec.ts). */
+/** An entry's DN and attributes as slices of one buffer (a stored record: sliceRecord in store/codec.ts). */
 export interface SlicedEntry {
   readonly bytes: Buffer;
   readonly dnStart: number;

@@ -9,6 +9,7 @@ import type { Attribute, Entry } from './entry.js';
 import { StoreError } from './errors.js';
 import { namesOf } from './schema.js';
 import { errorMessage } from '../errors.js';
+import type { SlicedEntry } from '../protocol/encode-entry.js';
 
 const RECORD_FORMAT = 1;
 
@@ -216,20 +217,6 @@ export function recordDn(buffer: Buffer): string {
   }
 }
 
-/**
- * Where a record's DN and some of its attributes lie in its bytes, so that they are copied into
- * an answer without a Buffer or string per value: `parts[0, partsLength)` holds, per attribute
- * kept, the start and length of its name, its value count, then the start and length of each
- * value.
- */
-export interface RecordSlices {
-  readonly bytes: Buffer;
-  readonly dnStart: number;
-  readonly dnLength: number;
-  readonly parts: ArrayLike<number>;
-  readonly partsLength: number;
-}
-
 /** Room for the parts of a record of some 60 values; a scratch grown past PARTS_KEPT is let go after use. */
 const PARTS_INITIAL = 256;
 const PARTS_KEPT = 65_536;
@@ -241,11 +228,12 @@ const PARTS_KEPT = 65_536;
 let partsScratch: Int32Array = new Int32Array(PARTS_INITIAL);
 
 /**
- * The slices of a record's DN and of the attributes whose names `keep` accepts, in the record's
- * order. `parts` is this thread's scratch: read it before slicing another record (the search
+ * Where a record's DN and the attributes whose names `keep` accepts lie in its bytes, in the
+ * record's order (SlicedEntry: the encoder copies them into an answer without a Buffer or a string
+ * per value). `parts` is this thread's scratch: read it before slicing another record (the search
  * handler encodes the answer at once).
  */
-export function sliceRecord(buffer: Buffer, keep: KeepName): RecordSlices {
+export function sliceRecord(buffer: Buffer, keep: KeepName): SlicedEntry {
   if (partsScratch.length > PARTS_KEPT) partsScratch = new Int32Array(PARTS_INITIAL);
   try {
     return slices(buffer, keep);
@@ -264,7 +252,7 @@ function room(used: number, more: number): Int32Array {
   return partsScratch;
 }
 
-function slices(buffer: Buffer, keep: KeepName): RecordSlices {
+function slices(buffer: Buffer, keep: KeepName): SlicedEntry {
   let offset = afterFormat(buffer);
   const dnLength = u32At(buffer, offset);
   const dnStart = offset + 4;

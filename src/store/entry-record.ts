@@ -5,7 +5,8 @@
  * (sliceRecord). The entry itself stays a plain object (entry.ts): making Entry lazy made every
  * read of its attributes polymorphic and cost more than it saved (docs/performance.md).
  */
-import { decodeEntry, recordDn, sliceRecord, type KeepName, type RecordSlices } from './codec.js';
+import { decodeEntry, recordDn, sliceRecord, type KeepName } from './codec.js';
+import type { SlicedEntry } from '../protocol/encode-entry.js';
 import type { Entry } from './entry.js';
 
 export class EntryRecord {
@@ -36,7 +37,7 @@ export class EntryRecord {
   }
 
   /** Where the DN and the attributes `keep` accepts lie in the record's bytes. */
-  slices(keep: KeepName): RecordSlices {
+  slices(keep: KeepName): SlicedEntry {
     return sliceRecord(this.record, keep);
   }
 }

@@ -11,7 +11,7 @@ export {
 } from './dn.js';
 export { values, findAttribute, hasAttribute, groupAttributes, withAttribute, type Entry, type Attribute } from './entry.js';
 export { EntryRecord } from './entry-record.js';
-export type { KeepName, RecordSlices } from './codec.js';
+export type { KeepName } from './codec.js';
 export { normalizeDn, normalizeRdn, normalizeValue } from './normalize.js';
 export { attributeType, attributeKey, typeKey, type AttributeType } from './schema.js';
 export { DEFAULT_INDEXES } from './indexes.js';

@@ -18,6 +18,7 @@ function optionsOf(description: string): string[] {
  * and `cn;x;lang-en` but not `cn`). Supertypes (`name` for cn) are not followed.
  */
 export function attributeValues(entry: Entry, description: string): Buffer[] {
+  if (!description.includes(';')) return values(entry, description);
   const wanted = optionsOf(description);
   if (wanted.length === 0) return values(entry, description);
   const key = typeKey(description);
@@ -85,7 +86,7 @@ function readsTypes(types: ReadonlySet<string>): KeepName {
   };
 }
 
-/** The tests of the sets of types filters read, by the sorted list as JSON (no two lists share a text): the same few filters come in search after search. */
+/** The tests of the sets of types filters read, by the sorted list as JSON, a single type as `1:` and its key (no two sets share a text): the same few filters come in search after search. */
 const typeTests = new SchemaMemo<KeepName>(256, 1024);
 
 /**
@@ -94,5 +95,7 @@ const typeTests = new SchemaMemo<KeepName>(256, 1024);
  */
 export function filterReads(filter: Filter): KeepName | undefined {
   const types = filterTypes(filter);
-  return types === undefined ? undefined : typeTests.get(JSON.stringify([...types].sort()), () => readsTypes(types));
+  if (types === undefined) return undefined;
+  const text = types.size === 1 ? `1:${[...types][0]!}` : JSON.stringify([...types].sort());
+  return typeTests.get(text, () => readsTypes(types));
 }

@@ -2,14 +2,15 @@
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import { generalizedTime, normalizeDn, DirectoryStore, DEFAULT_ENTRY_CACHE_MB, SharedSlots, WriteGate } from '../store/index.js';
-import { openNode, type StoreNode } from '../store/postgres/index.js';
+import type { StoreNode } from '../store/postgres/index.js';
 import { registryRecipe, type SchemeRegistry } from '../password/index.js';
 import { checkPolicy, policyParams, resolveDefaultScheme, DEFAULT_POLICY, type PasswordPolicy } from '../policy/index.js';
 import { nettleLoadError, pbkdf2Backends } from '../../schemes/kdf.js';
 import { argon2Backend, argon2LoadErrors } from '../../schemes/argon2.js';
 import { loadAdminPassword } from './admin.js';
+import { LOG_OPTIONS } from './log-options.js';
 import { readDecoys } from '../policy/bind-decoys.js';
 import { buildContext, type ContextSeed } from './build-context.js';
 import type { ServerConfig } from './config.js';
@@ -75,10 +76,6 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
-/** Every thread's logger: no pid/hostname, credentials redacted. */
-export const LOG_OPTIONS: LoggerOptions = {
-  base: undefined, redact: { paths: ['password', 'credentials', '*.password', '*.credentials'], censor: '***' },
-};
 
 function logStream(destination: number | NodeJS.WritableStream = 1): DestinationStream {
   return typeof destination === 'number' ? pino.destination({ fd: destination, sync: false }) : destination as DestinationStream;
@@ -86,6 +83,12 @@ function logStream(destination: number | NodeJS.WritableStream = 1): Destination
 
 export function createLogger(level: string, destination: number | NodeJS.WritableStream = 1): Logger {
   return pino({ ...LOG_OPTIONS, level }, logStream(destination));
+}
+
+/** A node of a PostgreSQL store over the local copy; the PostgreSQL modules are loaded only for one (they cost each heap that loads them some 3 MB). */
+async function openPostgresNode(url: string, store: DirectoryStore, log: Logger, settings: NonNullable<StartOptions['postgres']>): Promise<StoreNode> {
+  const { openNode } = await import('../store/postgres/index.js');
+  return openNode(url, store, { log, maxStaleness: settings.maxStaleness, ...(settings.nodeName !== undefined && { name: settings.nodeName }) });
 }
 
 /** The policy with its default scheme resolved and checked. */
@@ -201,9 +204,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
   });
   let node: StoreNode | undefined;
   try {
-    node = options.postgres?.url === undefined ? undefined : await openNode(options.postgres.url, store, {
-      log, maxStaleness: options.postgres.maxStaleness, ...(options.postgres.nodeName !== undefined && { name: options.postgres.nodeName }),
-    });
+    node = options.postgres?.url === undefined ? undefined : await openPostgresNode(options.postgres.url, store, log, options.postgres);
     const admin = await loadAdminPassword(store, options.registry, settings.defaultScheme, options.adminPassword);
     const seed = await contextSeed(options, settings, admin.stored, store, threads);
     log.info({ policy: settings }, 'password policy');

@@ -9,7 +9,7 @@ import { registryFromRecipe } from '../../password/index.js';
 import { buildSchema, DirectoryStore, installSchema } from '../../store/index.js';
 import { buildContext, type ContextSeed } from '../build-context.js';
 import { slotOwner } from './supervisor.js';
-import { LOG_OPTIONS } from '../start.js';
+import { LOG_OPTIONS } from '../log-options.js';
 import { listen } from '../net/listener.js';
 import type { StopThread, ThreadReport, ThreadSetup } from './messages.js';
 

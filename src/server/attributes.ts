@@ -77,7 +77,7 @@ interface Computed {
 }
 
 /** The computed attributes asked for, values emptied for typesOnly; `dn`: the entry's DN as written (entryDN). */
-export function computedAttributes(dn: string, selection: Selection, options: Computed): Attribute[] {
+export function computedAttributes(dn: string, selection: Selection, options: Computed): readonly Attribute[] {
   const computed: Attribute[] = [];
   if (options.hasSubordinates !== undefined && wantsComputed(selection, 'hasSubordinates')) {
     computed.push({ name: 'hasSubordinates', values: [Buffer.from(options.hasSubordinates ? 'TRUE' : 'FALSE')] });
@@ -85,8 +85,11 @@ export function computedAttributes(dn: string, selection: Selection, options: Co
   if (wantsComputed(selection, 'entryDN')) computed.push({ name: 'entryDN', values: [Buffer.from(dn)] });
   if (wantsComputed(selection, 'subschemaSubentry')) computed.push({ name: 'subschemaSubentry', values: [SUBSCHEMA] });
   if (options.memberOf && options.memberOf.length > 0 && wantsComputed(selection, 'memberOf')) computed.push({ name: 'memberOf', values: options.memberOf });
+  if (computed.length === 0) return NONE;
   return options.typesOnly ? computed.map(withoutValues) : computed;
 }
+
+const NONE: readonly Attribute[] = [];
 
 function withoutValues(attribute: Attribute): Attribute {
   return { name: attribute.name, values: [] };

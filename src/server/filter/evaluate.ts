@@ -86,6 +86,7 @@ export function matches(filter: Filter, entry: Entry, context: MatchContext = {}
 
 /** The entry with hasSubordinates from the context, if it has none of its own, and memberOf's computed values. */
 function withComputed(entry: Entry, context: MatchContext): Entry {
+  if (context.hasSubordinates === undefined && context.memberOf === undefined) return entry;
   const computed: Attribute[] = [];
   if (context.hasSubordinates !== undefined && values(entry, 'hasSubordinates').length === 0) {
     computed.push({ name: 'hasSubordinates', values: [context.hasSubordinates ? TRUE_VALUE : FALSE_VALUE] });

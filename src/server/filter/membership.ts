@@ -141,6 +141,7 @@ function resolveItem(store: DirectoryStore, item: Filter & { readonly value: Buf
 
 /** The filter's membership items resolved for one search (adminLimitExceeded past --max-nested-groups). */
 export async function resolveMemberships(filter: Filter, store: DirectoryStore, settings: MembershipSettings): Promise<Memberships> {
+  if (!items(filter).some((item) => membershipKind(item) && 'value' in item)) return NO_MEMBERSHIPS;
   const tests = new Map<Filter, MembershipTest | undefined>();
   const hints = new Map<Filter, IndexHint>();
   const ofHints = new Map<IndexHint, OfHint>();

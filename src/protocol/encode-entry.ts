@@ -87,7 +87,6 @@ function writeAttributes(buffer: Buffer, pos: number, attributes: readonly Entry
   return pos;
 }
 
-
 /**
  * The SearchResultEntry of a sliced entry, `extra` (computed attributes, already emptied for
  * typesOnly) after its own attributes; with typesOnly, the sliced attributes go without values.

@@ -76,7 +76,6 @@ function packageVersion(): string {
   return (JSON.parse(readFileSync(file, 'utf8')) as { version: string }).version;
 }
 
-
 function logStream(destination: number | NodeJS.WritableStream = 1): DestinationStream {
   return typeof destination === 'number' ? pino.destination({ fd: destination, sync: false }) : destination as DestinationStream;
 }

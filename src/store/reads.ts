@@ -96,12 +96,17 @@ export class EntryReads {
     return record;
   }
 
-  /** The entry at this dnKey, read synchronously (see getSync). */
+  /** The entry at this dnKey, read synchronously (see recordSync). */
   getByKeySync(key: string): Entry | undefined {
+    return this.cachedRecordAt(key)?.entry();
+  }
+
+  /** The record at this dnKey, read as recordSync reads (the cache of recent records first). */
+  private cachedRecordAt(key: string): EntryRecord | undefined {
     const record = this.recordSync(key);
     if (record === undefined) return undefined;
     this.stats.entriesRead += 1;
-    return decodeEntry(record);
+    return new EntryRecord(record, key);
   }
 
   /**
@@ -111,10 +116,7 @@ export class EntryReads {
    * 0.18 of its 1.1 ms there).
    */
   async getByKey(key: string): Promise<Entry | undefined> {
-    const record = this.db.getSync(entryKey(key));
-    if (record === undefined) return undefined;
-    this.stats.entriesRead += 1;
-    return decodeEntry(record);
+    return this.recordAt(key)?.entry();
   }
 
   /** The entries at these dnKeys (undefined where there is none), in one read. */
@@ -173,7 +175,7 @@ export class EntryReads {
     }
   }
 
-  /** The record at this dnKey as LevelDB holds it now (see getByKey). */
+  /** The record at this dnKey as LevelDB holds it now, not the cache of recent records (see getByKey). */
   private recordAt(key: string): EntryRecord | undefined {
     const record = this.db.getSync(entryKey(key));
     if (record === undefined) return undefined;
@@ -224,10 +226,8 @@ export class EntryReads {
     const found: EntryRecord[] = [];
     for (const key of keys) {
       if (!this.inScope(key, baseKey, scope)) continue;
-      const record = this.recordSync(key);
-      if (record === undefined) continue;
-      this.stats.entriesRead += 1;
-      found.push(new EntryRecord(record, key));
+      const record = this.cachedRecordAt(key);
+      if (record) found.push(record);
     }
     return found;
   }

@@ -29,18 +29,9 @@ export function attributeValues(entry: Entry, description: string): Buffer[] {
 
 /** Whether the filter names this attribute type anywhere (by any alias or OID): `mentionsAttribute(f, 'hasSubordinates')`. */
 export function mentionsAttribute(filter: Filter, description: string): boolean {
-  switch (filter.type) {
-    case 'and':
-    case 'or':
-      return filter.filters.some((inner) => mentionsAttribute(inner, description));
-    case 'not':
-      return mentionsAttribute(filter.filter, description);
-    case 'extensible':
-      // Without a type the rule applies to every attribute, this one included.
-      return filter.attribute === undefined || typeKey(filter.attribute) === typeKey(description);
-    default:
-      return typeKey(filter.attribute) === typeKey(description);
-  }
+  // Without a type an extensible match applies to every attribute, this one included.
+  const types = filterTypes(filter);
+  return types === undefined || types.has(typeKey(description));
 }
 
 /**

@@ -3,11 +3,11 @@
  * ou=People, ...) come in search after search, and parsing and normalizing one costs more than the
  * rest of a one-entry search's set-up. A SchemaMemo: normalizing follows the schema's matching rules.
  */
-import { dnKey, normalizeDn, parseDn, SchemaMemo, type Dn } from '../../store/index.js';
+import { dnKey, normalizedDnOf, parseDn, SchemaMemo, type Dn } from '../../store/index.js';
 
 export interface SearchBase {
   readonly dn: Dn;
-  /** normalizeDn of it. */
+  /** normalizeDn of it (read off its key, as BindNames does). */
   readonly normalized: string;
   /** Its dnKey (the store's). */
   readonly key: string;
@@ -18,7 +18,8 @@ const bases = new SchemaMemo<SearchBase>(1024, 512);
 
 function parsed(text: string): SearchBase {
   const dn = parseDn(text);
-  return { dn, normalized: normalizeDn(dn), key: dnKey(dn) };
+  const key = dnKey(dn);
+  return { dn, normalized: normalizedDnOf(key), key };
 }
 
 /** The base, parsed (invalidDnSyntax as parseDn throws it) and normalized. */

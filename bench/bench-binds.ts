@@ -23,6 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runBindLoad, type LoadResult } from './bind-load.js';
 import { cpuSeconds, residentBytes } from '../src/harness/process-stats.js';
+import { median } from '../src/authrate/stats.js';
 import { importLeveldap, makeLdifFile, serveLeveldap, startSlapd, type BenchServer } from '../src/bench-schemes/servers.js';
 
 const USERS = Number(process.env.USERS ?? 10_000);
@@ -76,12 +77,6 @@ async function leveldapContender(label: string, ldif: string, dir: string, serve
   const restart = () => serveLeveldap(data, [], serveArgs, bin);
   return { label, server: await restart(), restart };
 }
-
-const median = (values: readonly number[]): number => {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = sorted.length >> 1;
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
-};
 
 function row(scheme: string, name: string, r: Measured, medianThroughput: number): string {
   const errors = Object.values(r.errors).reduce((a, b) => a + b, 0);

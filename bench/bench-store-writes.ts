@@ -12,6 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { formatTable } from '../src/cli/support/table.js';
+import { median } from '../src/authrate/stats.js';
 import type * as Store from '../src/store/index.js';
 
 const CONCURRENCY = (process.env.CONCURRENCY ?? '1,8,64').split(',').map(Number);
@@ -56,7 +57,6 @@ async function run(writers: number): Promise<Run> {
   }
 }
 
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[values.length >> 1]!;
 
 const rows = [['writers', 'writes/s (median)', 'p50 ms', 'runs (writes/s)']];
 for (const writers of CONCURRENCY) {

@@ -50,6 +50,13 @@ interface Counts {
   entries: number;
 }
 
+/** The middle value (the mean of the two middle ones for an even count); NaN for none. */
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
 const zero = (): Counts => ({ operations: 0, errors: 0, responseMs: 0, searchMs: 0, entries: 0 });
 
 export class Stats {

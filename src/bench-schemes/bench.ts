@@ -44,6 +44,8 @@ interface BenchOptions {
   readonly seconds: number;
   readonly warmUpSeconds: number;
   readonly connections: number;
+  /** Times each server is measured (alternating which goes first); 1 by default. */
+  readonly rounds?: number;
   readonly compareSlapd: boolean;
   readonly plugins: readonly string[];
   /** The cores the hashing limit counts (os.availableParallelism() by default). */
@@ -71,7 +73,10 @@ export interface CaseResult extends SchemeCase {
   readonly verifyCpuMicros?: number;
   /** The machine's hashing limit, verifications per second: cores x 1e6 / verifyMicros. */
   readonly hashingLimit: number;
+  /** Each server's median round (by binds/s). */
   readonly servers: readonly ServerResult[];
+  /** leveldap's binds/s over slapd's, round by round (when both ran). */
+  readonly roundRatios?: readonly number[];
 }
 
 const PASSWORD = 'password';
@@ -175,6 +180,34 @@ async function measureOn(start: () => Promise<BenchServer>, users: number, optio
   }
 }
 
+/** The round whose binds/s are the median (the lower of the two middle ones for an even count). */
+export function medianRound(rounds: readonly ServerResult[]): ServerResult {
+  const sorted = [...rounds].sort((a, b) => a.summary.throughput - b.summary.throughput);
+  return sorted[(sorted.length - 1) >> 1]!;
+}
+
+/** Which server goes first alternates from round to round. */
+export const roundOrder = (round: number, withSlapd: boolean): readonly BenchServer['name'][] =>
+  !withSlapd ? ['leveldap'] : round % 2 === 0 ? ['slapd', 'leveldap'] : ['leveldap', 'slapd'];
+
+async function runRounds(item: SchemeCase, ldif: string, users: number, options: BenchOptions, dir: string, stage: (text: string) => void) {
+  const cores = options.cores ?? availableParallelism();
+  const rounds = options.rounds ?? 1;
+  const serveArgs = item.bindCacheTtl ? ['--bind-cache-ttl', String(item.bindCacheTtl)] : [];
+  const starts = {
+    slapd: () => startSlapd(ldif, { modules: SLAPD_MODULES, ...slapdSettings(cores) }),
+    leveldap: (round: number) => startLeveldap(ldif, join(dir, `leveldap-${round}`), options.plugins, serveArgs),
+  };
+  const measured: Record<BenchServer['name'], ServerResult[]> = { slapd: [], leveldap: [] };
+  for (let round = 0; round < rounds; round += 1) {
+    for (const name of roundOrder(round, runsOnSlapd(item, options.compareSlapd))) {
+      stage(`authrate against ${name}${rounds > 1 ? `, round ${round + 1} of ${rounds}` : ''}`);
+      measured[name].push(await measureOn(() => starts[name](round), users, options));
+    }
+  }
+  return measured;
+}
+
 async function runCase(item: SchemeCase, options: BenchOptions, dir: string): Promise<CaseResult> {
   const label = caseLabel(item);
   const stage = (text: string) => options.onStage?.(`${label}: ${text}`);
@@ -187,15 +220,11 @@ async function runCase(item: SchemeCase, options: BenchOptions, dir: string): Pr
   const plugins = options.plugins.flatMap((file) => ['--scheme-plugin', file]);
   await makeLdifFile(ldif, ['--users', String(users), '--scheme', item.scheme, '--seed', 'bench-schemes', '--base-dn', BASE_DN,
     ...paramArgs(item.params), ...plugins]);
-  const servers: ServerResult[] = [];
-  if (runsOnSlapd(item, options.compareSlapd)) {
-    stage('authrate against slapd');
-    servers.push(await measureOn(() => startSlapd(ldif, { modules: SLAPD_MODULES, ...slapdSettings(cores) }), users, options));
-  }
-  stage('authrate against leveldap');
-  const serveArgs = item.bindCacheTtl ? ['--bind-cache-ttl', String(item.bindCacheTtl)] : [];
-  servers.push(await measureOn(() => startLeveldap(ldif, join(dir, 'leveldap'), options.plugins, serveArgs), users, options));
-  return { ...item, users, verifyMicros: micros.wall, verifyCpuMicros: micros.cpu, hashingLimit: (cores * 1e6) / micros.wall, servers };
+  const { slapd, leveldap } = await runRounds(item, ldif, users, options, dir, stage);
+  const servers = [...(slapd.length ? [medianRound(slapd)] : []), medianRound(leveldap)];
+  const roundRatios = slapd.length ? leveldap.map((mine, round) => mine.summary.throughput / slapd[round]!.summary.throughput) : undefined;
+  return { ...item, users, verifyMicros: micros.wall, verifyCpuMicros: micros.cpu, hashingLimit: (cores * 1e6) / micros.wall, servers,
+    ...(roundRatios && { roundRatios }) };
 }
 
 export async function runSchemeBench(options: BenchOptions): Promise<CaseResult[]> {

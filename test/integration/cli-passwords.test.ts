@@ -183,6 +183,19 @@ describe('leveldap bench-schemes: parameters, slapd\'s {ARGON2} and {CRYPT}, the
     if (compare.length) assert.match(result.stdout, /slapd threads \d+, loglevel 0/);
   });
 
+  test('--rounds N measures each server N times and shows its median round, every round\'s ratio in a note', async () => {
+    const compare = slapdAvailable() ? ['--compare-slapd'] : [];
+    const result = await leveldap(['bench-schemes', '--users', '4', '-d', '1', '--warm-up', '1', '-c', '2', '--svg', join(dir, 'rounds.svg'),
+      '--rounds', '2', '--scheme', 'SSHA', ...compare]);
+    assert.equal(result.code, 0, result.stderr);
+    assert.deepEqual(cells(result.stdout).map((row) => `${row[0]} ${row[3]}`), [...(compare.length ? ['{SSHA} slapd'] : []), '{SSHA} leveldap']);
+    assert.match(result.stdout, /2 rounds a server \(alternating; the median round shown\)/);
+    if (compare.length) assert.match(result.stdout, /\n- \{SSHA\}: leveldap \/ slapd round by round \d+\.\d\dx, \d+\.\d\dx \(median \d+\.\d\dx;/);
+    const zero = await leveldap(['bench-schemes', '--rounds', '0']);
+    assert.equal(zero.code, 2);
+    assert.match(zero.stderr, /--rounds must be a whole number from 1 to 100/);
+  });
+
   test('--bind-cache-ttl serves every case with the cache, on leveldap only', async () => {
     const result = await leveldap(['bench-schemes', '--users', '4', '-d', '1', '--warm-up', '1', '-c', '2', '--svg', join(dir, 'cache.svg'),
       '--bind-cache-ttl', '60', '--scheme', 'ARGON2:memory=1024,time=1', ...(slapdAvailable() ? ['--compare-slapd'] : [])]);

@@ -26,6 +26,7 @@ interface BenchArgs extends SchemeOptions {
   duration: number;
   'warm-up': number;
   connections: number;
+  rounds: number;
   'compare-slapd': boolean;
   'bind-cache-ttl': number;
   'hash-budget': number;
@@ -123,6 +124,7 @@ function describeMachine(args: BenchArgs, slapd: { threads: number; logLevel: st
   return `${new Date().toISOString().slice(0, 10)}, ${cpu.length} × ${cpu[0]?.model.trim() ?? 'CPU'}, Node ${process.version}; `
     + `up to ${args.users} users (costly cases: what ${os.availableParallelism()} cores hash in ${args['hash-budget']} s), `
     + `authrate -c ${args.connections} -f, ${args.duration} s after ${args['warm-up']} s warm-up`
+    + (args.rounds > 1 ? `, ${args.rounds} rounds a server (alternating; the median round shown)` : '')
     + (slapd ? `; slapd threads ${slapd.threads}, loglevel ${slapd.logLevel}` : '');
 }
 
@@ -131,12 +133,12 @@ async function full(args: BenchArgs): Promise<void> {
   const { parseCase, runsOnSlapd, runSchemeBench, markdownTable, tableNotes, svgChart, slapdSettings } = await fullRun();
   const selected = await cases(args, parseCase);
   const compareSlapd = args['compare-slapd'];
-  const stages = selected.reduce((sum, item) => sum + 3 + (runsOnSlapd(item, compareSlapd) ? 1 : 0), 0);
+  const stages = selected.reduce((sum, item) => sum + 2 + args.rounds * (runsOnSlapd(item, compareSlapd) ? 2 : 1), 0);
   const progress = progressBar(stages);
   const cores = os.availableParallelism();
   const results = await runSchemeBench({
     cases: selected, users: args.users, hashBudgetSeconds: args['hash-budget'], seconds: args.duration, warmUpSeconds: args['warm-up'],
-    connections: args.connections, compareSlapd, plugins: args['scheme-plugin'] ?? [], cores, onStage: progress.stage,
+    connections: args.connections, rounds: args.rounds, compareSlapd, plugins: args['scheme-plugin'] ?? [], cores, onStage: progress.stage,
   }).finally(() => progress.stop());
   const caption = describeMachine(args, compareSlapd ? slapdSettings(cores) : undefined);
   await writeFile(args.svg, svgChart(results, caption));
@@ -148,6 +150,7 @@ async function handler(args: BenchArgs): Promise<void> {
   for (const name of ['users', 'duration', 'connections', 'hash-budget'] as const) {
     if (!(args[name] > 0)) throw new CliError(`--${name} must be positive`);
   }
+  if (!(Number.isInteger(args.rounds) && args.rounds >= 1 && args.rounds <= 100)) throw new CliError('--rounds must be a whole number from 1 to 100');
   if (!args.micro && args.users < args.connections) throw new CliError(`--users (${args.users}) must be at least --connections (${args.connections})`);
   const ttl = args['bind-cache-ttl'];
   if (!(Number.isInteger(ttl) && ttl >= 0 && ttl <= 86_400)) throw new CliError('--bind-cache-ttl must be a whole number of seconds from 0 to 86400');
@@ -169,6 +172,7 @@ export const benchSchemesCommand: CommandModule<object, BenchArgs> = {
     .option('duration', { alias: 'd', type: 'number', default: 10, requiresArg: true, describe: 'seconds of authrate per server and scheme' })
     .option('warm-up', { type: 'number', default: 2, requiresArg: true, describe: 'seconds of binds before counting' })
     .option('connections', { alias: 'c', type: 'number', default: 32, requiresArg: true, describe: 'authrate connections' })
+    .option('rounds', { type: 'number', default: 1, requiresArg: true, describe: 'measure each server this many times, alternating which goes first; show the median round' })
     .option('compare-slapd', { type: 'boolean', default: false, describe: 'run the same against OpenLDAP slapd (installed) and show it beside' })
     .option('svg', { type: 'string', default: 'bench-schemes.svg', requiresArg: true, describe: 'where to write the chart' })
     .option('micro', { type: 'boolean', default: false, describe: 'only µs per encode and verify on one core, no server' })

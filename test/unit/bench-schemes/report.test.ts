@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { budgetedUsers, caseLabel, formatParams, parseCase, runsOnSlapd, type CaseResult, type ServerResult } from '../../../src/bench-schemes/bench.js';
+import { budgetedUsers, caseLabel, formatParams, medianRound, parseCase, roundOrder, runsOnSlapd, type CaseResult, type ServerResult } from '../../../src/bench-schemes/bench.js';
 import { markdownTable, svgChart, tableNotes } from '../../../src/bench-schemes/report.js';
 import { Stats } from '../../../src/authrate/stats.js';
 
@@ -87,6 +87,25 @@ test('the notes: the CPU-time limit of a hash on several cores, returning users 
   assert.equal(notes[1], 'Returning users (--bind-cache-ttl 600, 32 users binding again and again): {ARGON2} memory=19456 time=2 parallelism=1, bind cache 600 s'
     + ' 10,800 binds/s, 0.90x {SSHA512} measured the same way (12,000).');
   assert.deepEqual(tableNotes(RESULTS, 2), [], 'nothing to say');
+});
+
+test('rounds: the first server alternates, each server shows its median round', () => {
+  assert.deepEqual([0, 1, 2].map((round) => roundOrder(round, true)), [['slapd', 'leveldap'], ['leveldap', 'slapd'], ['slapd', 'leveldap']]);
+  assert.deepEqual(roundOrder(1, false), ['leveldap']);
+  const rounds = [server('leveldap', 900, 1), server('leveldap', 1200, 1), server('leveldap', 1000, 1)];
+  assert.equal(medianRound(rounds).summary.operations, 1000);
+  assert.equal(medianRound(rounds.slice(0, 2)).summary.operations, 900, 'the lower middle of an even count');
+});
+
+test('rounds: the ratio is the median of the rounds\' ratios, every one of them in a note', () => {
+  const item: CaseResult = { scheme: 'CRYPT', params: { rounds: 5000 }, users: 1000, verifyMicros: 2000, hashingLimit: 1000,
+    servers: [server('slapd', 1000, 30), server('leveldap', 1000, 30)], roundRatios: [0.9, 1.12, 1.05] };
+  const lines = markdownTable([item]).trim().split('\n');
+  assert.match(lines[3]!, /^\| \{CRYPT\} \| rounds=5000 \| 2000\.0 \| leveldap \| 1,000 \| 1\.05x \|/, 'not the 1.00x of the two median rows');
+  assert.deepEqual(tableNotes([item], 2), ['{CRYPT} rounds=5000: leveldap / slapd round by round 0.90x, 1.12x, 1.05x'
+    + ' (median 1.05x; the first server alternating; each row is that server\'s median round).']);
+  assert.deepEqual(tableNotes([{ ...item, roundRatios: [0.9] }], 2), [], 'one round: the ratio is in the table');
+  assert.match(markdownTable([{ ...item, roundRatios: [0.96, 1.0] }]), /\| leveldap \| 1,000 \| 0\.98x \|/, 'the mean of the middle two');
 });
 
 test('the SVG: a bar per server in both panels, bar heights in proportion', () => {

@@ -57,7 +57,6 @@ async function run(writers: number): Promise<Run> {
   }
 }
 
-
 const rows = [['writers', 'writes/s (median)', 'p50 ms', 'runs (writes/s)']];
 for (const writers of CONCURRENCY) {
   const runs: Run[] = [];

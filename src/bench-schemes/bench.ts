@@ -75,8 +75,8 @@ export interface CaseResult extends SchemeCase {
   readonly hashingLimit: number;
   /** Each server's median round (by binds/s). */
   readonly servers: readonly ServerResult[];
-  /** leveldap's binds/s over slapd's, round by round (when both ran). */
-  readonly roundRatios?: readonly number[];
+  /** leveldap's binds/s over slapd's, round by round (none when slapd did not run). */
+  readonly roundRatios: readonly number[];
 }
 
 const PASSWORD = 'password';
@@ -190,8 +190,10 @@ export function medianRound(rounds: readonly ServerResult[]): ServerResult {
 export const roundOrder = (round: number, withSlapd: boolean): readonly BenchServer['name'][] =>
   !withSlapd ? ['leveldap'] : round % 2 === 0 ? ['slapd', 'leveldap'] : ['leveldap', 'slapd'];
 
+const coresOf = (options: BenchOptions): number => options.cores ?? availableParallelism();
+
 async function runRounds(item: SchemeCase, ldif: string, users: number, options: BenchOptions, dir: string, stage: (text: string) => void) {
-  const cores = options.cores ?? availableParallelism();
+  const cores = coresOf(options);
   const rounds = options.rounds ?? 1;
   const serveArgs = item.bindCacheTtl ? ['--bind-cache-ttl', String(item.bindCacheTtl)] : [];
   const starts = {
@@ -211,7 +213,7 @@ async function runRounds(item: SchemeCase, ldif: string, users: number, options:
 async function runCase(item: SchemeCase, options: BenchOptions, dir: string): Promise<CaseResult> {
   const label = caseLabel(item);
   const stage = (text: string) => options.onStage?.(`${label}: ${text}`);
-  const cores = options.cores ?? availableParallelism();
+  const cores = coresOf(options);
   stage('µs per verify');
   const micros = await verifyMicros(item, options.plugins);
   const users = budgetedUsers(item, options, cores, micros.wall, micros.cpu);
@@ -222,9 +224,8 @@ async function runCase(item: SchemeCase, options: BenchOptions, dir: string): Pr
     ...paramArgs(item.params), ...plugins]);
   const { slapd, leveldap } = await runRounds(item, ldif, users, options, dir, stage);
   const servers = [...(slapd.length ? [medianRound(slapd)] : []), medianRound(leveldap)];
-  const roundRatios = slapd.length ? leveldap.map((mine, round) => mine.summary.throughput / slapd[round]!.summary.throughput) : undefined;
-  return { ...item, users, verifyMicros: micros.wall, verifyCpuMicros: micros.cpu, hashingLimit: (cores * 1e6) / micros.wall, servers,
-    ...(roundRatios && { roundRatios }) };
+  const roundRatios = slapd.map((theirs, round) => leveldap[round]!.summary.throughput / theirs.summary.throughput);
+  return { ...item, users, verifyMicros: micros.wall, verifyCpuMicros: micros.cpu, hashingLimit: (cores * 1e6) / micros.wall, servers, roundRatios };
 }
 
 export async function runSchemeBench(options: BenchOptions): Promise<CaseResult[]> {

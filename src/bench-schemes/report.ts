@@ -10,12 +10,8 @@ function perCpuSecond(result: ServerResult): string {
   return result.cpuSeconds > 0 ? thousands(result.summary.operations / result.cpuSeconds) : '-';
 }
 
-/** leveldap's binds/s over slapd's, round by round (or of the rows, for a result without rounds), those that can be divided. */
-function ratios(item: CaseResult): number[] {
-  const rate = (name: ServerResult['server']) => item.servers.find((server) => server.server === name)?.summary.throughput;
-  const rows = rate('slapd') === undefined ? [] : [rate('leveldap')! / rate('slapd')!];
-  return (item.roundRatios ?? rows).filter(Number.isFinite);
-}
+/** leveldap's binds/s over slapd's, round by round, those that can be divided (slapd bound at all). */
+const ratios = (item: CaseResult): number[] => item.roundRatios.filter(Number.isFinite);
 
 /** On the leveldap row: the median of the rounds' ratios (with one round, its ratio). */
 function ratio(item: CaseResult, result: ServerResult): string {
@@ -60,8 +56,9 @@ const REFERENCE = 'SSHA512';
 const leveldapOf = (item: CaseResult): ServerResult | undefined => item.servers.find((result) => result.server === 'leveldap');
 
 /**
- * What the table cannot say in a cell: with rounds, each round's ratio to slapd; for a hash
- * that runs on several cores, the limit by CPU time; for the bind-cache rows, each against {SSHA512} measured the same way (same TTL, users).
+ * What the table cannot say in a cell: with rounds, each round's ratio to slapd; for a hash that
+ * runs on several cores, the limit by CPU time; for the bind-cache rows, each against {SSHA512}
+ * measured the same way (same TTL, users).
  */
 export function tableNotes(results: readonly CaseResult[], cores: number): string[] {
   const notes: string[] = [];

@@ -2,8 +2,11 @@
  * bench-schemes: for each scheme and its parameters, the same users (make-ldif) are loaded into
  * leveldap and, with --compare-slapd, into slapd; authrate (in this process, -c C -f, random
  * users) runs against each for D seconds after a warm-up. Also measured: µs per verify on one
- * core (and the CPU time it takes, which is more when the hash runs lanes in parallel), each
- * server's CPU seconds, and its resident memory at the end and the most seen (every 500 ms).
+ * core (and the CPU time it takes, which is more when the hash runs lanes in parallel), the
+ * verifications per second of every core hashing at once in this process with no server (what
+ * the machine itself reaches: memory-hard hashes share the caches and the memory bus, so it can
+ * fall short of cores x 1/verify time), each server's CPU seconds, and its resident memory at
+ * the end and the most seen (every 500 ms).
  *
  * A costly case is made with fewer users than --users: as many as the cores can hash in the
  * hash budget (never fewer than the connections), so that making the LDIF of a 64 MiB Argon2id
@@ -20,7 +23,7 @@ import { probe } from '../authrate/engine.js';
 import type { StatsSummary } from '../authrate/stats.js';
 import { cpuSeconds, residentBytes } from '../harness/process-stats.js';
 import { makeLdifFile, SLAPD_MODULES, slapdSettings, slapdVerifies, startLeveldap, startSlapd, type BenchServer } from './servers.js';
-import { timeOperation } from './timing.js';
+import { timeConcurrently, timeOperation } from './timing.js';
 
 /** Scheme parameters as `leveldap schemes` lists them (iterations, memory, time, parallelism, cost, rounds...). */
 export type CaseParams = Readonly<Record<string, number>>;
@@ -73,6 +76,8 @@ export interface CaseResult extends SchemeCase {
   readonly verifyCpuMicros?: number;
   /** The machine's hashing limit, verifications per second: cores x 1e6 / verifyMicros. */
   readonly hashingLimit: number;
+  /** Verifications per second with one in flight per core, in the bench's process, no server. */
+  readonly allCoresRate: number;
   /** Each server's median round (by binds/s). */
   readonly servers: readonly ServerResult[];
   /** leveldap's binds/s over slapd's, round by round (none when slapd did not run). */
@@ -144,14 +149,24 @@ export function budgetedUsers(item: SchemeCase, options: Pick<BenchOptions, 'use
 /** At least a second and 8 verifications: a shorter measurement of a 25 ms hash moved by 20% from run to run here. */
 const VERIFY_TIMING = { minMillis: 1000, minOperations: 8 };
 
-/** µs per verify (wall and CPU) one at a time, with a value made with the case's parameters. */
-async function verifyMicros(item: SchemeCase, plugins: readonly string[]): Promise<{ wall: number; cpu: number }> {
+interface VerifyTimings {
+  /** µs per verify one at a time, wall and CPU. */
+  readonly wall: number;
+  readonly cpu: number;
+  /** Verifications per second with `cores` in flight. */
+  readonly allCores: number;
+}
+
+/** Verify timings with a value made with the case's parameters: one at a time, then one in flight per core. */
+async function verifyTimings(item: SchemeCase, plugins: readonly string[], cores: number): Promise<VerifyTimings> {
   const registry = createRegistry();
   await loadSchemePlugins(registry, plugins);
   const password = Buffer.from(PASSWORD);
   const stored = await registry.encode(item.scheme, password, item.params ?? {});
-  const timing = await timeOperation(() => registry.verify(password, stored), VERIFY_TIMING);
-  return { wall: timing.microsPerOp, cpu: timing.cpuMicrosPerOp };
+  const verify = () => registry.verify(password, stored);
+  const alone = await timeOperation(verify, VERIFY_TIMING);
+  const together = await timeConcurrently(verify, cores, VERIFY_TIMING);
+  return { wall: alone.microsPerOp, cpu: alone.cpuMicrosPerOp, allCores: together.opsPerSecond };
 }
 
 async function measure(server: BenchServer, users: number, options: BenchOptions): Promise<ServerResult> {
@@ -214,8 +229,8 @@ async function runCase(item: SchemeCase, options: BenchOptions, dir: string): Pr
   const label = caseLabel(item);
   const stage = (text: string) => options.onStage?.(`${label}: ${text}`);
   const cores = coresOf(options);
-  stage('µs per verify');
-  const micros = await verifyMicros(item, options.plugins);
+  stage('µs per verify, alone and on every core');
+  const micros = await verifyTimings(item, options.plugins, cores);
   const users = budgetedUsers(item, options, cores, micros.wall, micros.cpu);
   stage(`make-ldif, ${users} users`);
   const ldif = join(dir, 'users.ldif');
@@ -225,7 +240,8 @@ async function runCase(item: SchemeCase, options: BenchOptions, dir: string): Pr
   const { slapd, leveldap } = await runRounds(item, ldif, users, options, dir, stage);
   const servers = [...(slapd.length ? [medianRound(slapd)] : []), medianRound(leveldap)];
   const roundRatios = slapd.map((theirs, round) => leveldap[round]!.summary.throughput / theirs.summary.throughput);
-  return { ...item, users, verifyMicros: micros.wall, verifyCpuMicros: micros.cpu, hashingLimit: (cores * 1e6) / micros.wall, servers, roundRatios };
+  return { ...item, users, verifyMicros: micros.wall, verifyCpuMicros: micros.cpu, hashingLimit: (cores * 1e6) / micros.wall,
+    allCoresRate: micros.allCores, servers, roundRatios };
 }
 
 export async function runSchemeBench(options: BenchOptions): Promise<CaseResult[]> {

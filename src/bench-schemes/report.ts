@@ -24,8 +24,8 @@ function ratio(item: CaseResult, result: ServerResult): string {
 const serverLabel = (item: CaseResult, result: ServerResult): string =>
   result.server === 'leveldap' && item.bindCacheTtl ? `leveldap, bind cache ${item.bindCacheTtl} s` : result.server;
 
-const ofLimit = (item: CaseResult, result: ServerResult): string =>
-  item.hashingLimit > 0 ? fixed(result.summary.throughput / item.hashingLimit, 2) : '-';
+const share = (result: ServerResult, whole: number): string => (whole > 0 ? fixed(result.summary.throughput / whole, 2) : '-');
+const rate = (perSecond: number): string => (perSecond >= 100 ? thousands(perSecond) : fixed(perSecond, 1));
 
 function row(item: CaseResult, result: ServerResult): string[] {
   const { summary } = result;
@@ -33,14 +33,14 @@ function row(item: CaseResult, result: ServerResult): string[] {
     `{${item.scheme}}`, formatParams(item.params) || '-', fixed(item.verifyMicros, 1), serverLabel(item, result),
     thousands(summary.throughput), ratio(item, result), fixed(summary.averageMs, 2), fixed(summary.p999Ms, 2),
     fixed(summary.p9999Ms, 2), String(summary.errors), perCpuSecond(result), megabytes(result.residentBytes),
-    megabytes(result.peakResidentBytes), thousands(item.users), item.hashingLimit >= 100 ? thousands(item.hashingLimit) : fixed(item.hashingLimit, 1),
-    ofLimit(item, result),
+    megabytes(result.peakResidentBytes), thousands(item.users), rate(item.hashingLimit), share(result, item.hashingLimit),
+    rate(item.allCoresRate), share(result, item.allCoresRate),
   ];
 }
 
 const HEADER = ['scheme', 'parameters', 'µs per verify', 'server', 'binds/s', 'vs slapd', 'average ms', 'p99.9 ms', 'p99.99 ms',
-  'errors', 'binds per CPU-second', 'RSS MB', 'RSS MB, most seen', 'users', 'hashing limit/s', 'of limit'];
-const RIGHT = new Set([2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15]);
+  'errors', 'binds per CPU-second', 'RSS MB', 'RSS MB, most seen', 'users', 'hashing limit/s', 'of limit', 'all cores, no server/s', 'of all cores'];
+const RIGHT = new Set([2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17]);
 
 export function markdownTable(results: readonly CaseResult[]): string {
   const rows = results.flatMap((item) => item.servers.map((result) => row(item, result)));

@@ -133,7 +133,7 @@ describe('leveldap bench-schemes (a tiny full run)', () => {
       const rows = result.stdout.split('\n').filter((line) => line.startsWith('|'));
       assert.deepEqual(rows[0]!.split('|').map((cell) => cell.trim()).filter(Boolean), ['scheme', 'parameters', 'µs per verify', 'server',
         'binds/s', 'vs slapd', 'average ms', 'p99.9 ms', 'p99.99 ms', 'errors', 'binds per CPU-second', 'RSS MB',
-        'RSS MB, most seen', 'users', 'hashing limit/s', 'of limit']);
+        'RSS MB, most seen', 'users', 'hashing limit/s', 'of limit', 'all cores, no server/s', 'of all cores']);
       const body = rows.slice(2).map((row) => row.split('|').slice(1, -1).map((cell) => cell.trim()));
       const servers = body.map((cells) => `${cells[0]} ${cells[1]} ${cells[3]}`);
       const expected = [
@@ -141,13 +141,15 @@ describe('leveldap bench-schemes (a tiny full run)', () => {
         ...(compare.length ? ['{PBKDF2-SHA256} iterations=1000 slapd'] : []), '{PBKDF2-SHA256} iterations=1000 leveldap', '{SSHA3-512} - leveldap'];
       assert.deepEqual(servers, expected);
       for (const cells of body) {
-        assert.equal(cells.length, 16, cells.join('|'));
+        assert.equal(cells.length, 18, cells.join('|'));
         assert.ok(Number(cells[4]!.replace(/,/g, '')) > 0, `binds/s in ${cells.join('|')}`);
         assert.equal(cells[9], '0', `errors in ${cells.join('|')}`);
         if (compare.length && cells[3] === 'leveldap' && cells[0] !== '{SSHA3-512}') assert.match(cells[5]!, /^\d+\.\d\dx$/);
         assert.ok(Number(cells[12]) >= Number(cells[11]), `the most resident memory seen is at least the end's in ${cells.join('|')}`);
         assert.equal(cells[13], '20', 'cheap schemes: every user asked for');
         assert.match(cells[15]!, /^\d+\.\d\d$/, 'binds/s over the hashing limit');
+        assert.ok(Number(cells[16]!.replace(/,/g, '')) > 0, `verifications/s on every core in ${cells.join('|')}`);
+        assert.match(cells[17]!, /^\d+\.\d\d$/, 'binds/s over what every core hashes');
       }
       const chart = await readFile(svg, 'utf8');
       assert.match(chart, /^<svg xmlns="http:\/\/www.w3.org\/2000\/svg"[^>]*>\n[\s\S]*<\/svg>\n$/);

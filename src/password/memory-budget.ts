@@ -15,6 +15,14 @@
  *   slot 3  releases   bumped on every release; waiters sleep on it (Atomics.waitAsync)
  *   slot 4  waiting    verifications waiting for room, over all threads
  *   slot 5  running    verifications admitted and not yet released
+ *   slot 6  next       the ticket the next waiter takes
+ *   slot 7  serving    the ticket whose turn it is
+ *
+ * Waiters are admitted in the order they came, over all threads: each takes a ticket, and only
+ * the waiter holding the serving ticket may take room. A thread that admitted its own waiters
+ * first kept the room while its queue lasted, and another thread's waited for that queue to empty
+ * (under 32 connections of Argon2id binds, a serving thread's binds never finished). A thread
+ * wakes the others only when the turn has passed to one of theirs.
  */
 import { availableParallelism } from 'node:os';
 
@@ -24,7 +32,9 @@ const BUDGET = 2;
 const RELEASES = 3;
 const WAITING = 4;
 const RUNNING = 5;
-const SLOTS = 6;
+const NEXT = 6;
+const SERVING = 7;
+const SLOTS = 8;
 
 /** Below this a hash is not memory-hard enough to count (SHA-crypt, PBKDF2 and bcrypt take a few KiB). */
 export const COUNTED_KIB = 1024;
@@ -38,8 +48,8 @@ export interface BudgetState {
 
 export class HashMemoryBudget {
   private readonly slots: Int32Array;
-  /** This thread's waiters, served in order. */
-  private readonly queue: { readonly kib: number; readonly admit: () => void }[] = [];
+  /** This thread's waiters, in ticket order. */
+  private readonly queue: { readonly ticket: number; readonly kib: number; readonly admit: () => void }[] = [];
   private watching = false;
   /** Told how long each verification that had to wait for room waited, in seconds (monitoring). */
   onWaited: (seconds: number) => void = () => {};
@@ -87,14 +97,16 @@ export class HashMemoryBudget {
 
   private admit(kib: number): Promise<void> {
     this.noteLargest(kib);
-    if (this.queue.length === 0 && this.tryTake(kib)) return Promise.resolve();
+    if (Atomics.load(this.slots, WAITING) === 0 && this.tryTake(kib)) return Promise.resolve();
     Atomics.add(this.slots, WAITING, 1);
+    const ticket = Atomics.add(this.slots, NEXT, 1);
     const queued = performance.now();
     return new Promise((resolve) => {
-      this.queue.push({ kib, admit: () => {
+      this.queue.push({ ticket, kib, admit: () => {
         this.onWaited((performance.now() - queued) / 1000);
         resolve();
       } });
+      this.serveQueue();
       this.watch();
     });
   }
@@ -115,8 +127,15 @@ export class HashMemoryBudget {
     Atomics.sub(this.slots, IN_USE, kib);
     Atomics.sub(this.slots, RUNNING, 1);
     Atomics.add(this.slots, RELEASES, 1);
+    if (!this.serveQueue()) this.wakeOthers();
+  }
+
+  /** Wakes the other threads' waiters when one of them may go: some wait, and the turn is not this thread's. */
+  private wakeOthers(): void {
+    if (Atomics.load(this.slots, WAITING) === this.queue.length) return;
+    if (this.queue.length > 0 && this.queue[0]!.ticket === Atomics.load(this.slots, SERVING)) return;
+    Atomics.add(this.slots, RELEASES, 1);
     Atomics.notify(this.slots, RELEASES);
-    this.serveQueue();
   }
 
   private noteLargest(kib: number): void {
@@ -125,12 +144,17 @@ export class HashMemoryBudget {
     }
   }
 
-  /** Admits this thread's waiters in order while they fit. */
-  private serveQueue(): void {
-    while (this.queue.length > 0 && this.tryTake(this.queue[0]!.kib)) {
+  /** Admits this thread's waiters while the turn is theirs and they fit, then wakes the others if the turn passed to them; whether any was admitted. */
+  private serveQueue(): boolean {
+    let admitted = false;
+    while (this.queue.length > 0 && this.queue[0]!.ticket === Atomics.load(this.slots, SERVING) && this.tryTake(this.queue[0]!.kib)) {
+      Atomics.add(this.slots, SERVING, 1);
       Atomics.sub(this.slots, WAITING, 1);
       this.queue.shift()!.admit();
+      admitted = true;
     }
+    if (admitted) this.wakeOthers();
+    return admitted;
   }
 
   /** While this thread has waiters, sleeps on the release count (another thread's release wakes it too). */

@@ -53,3 +53,19 @@ test('a failing verification gives its memory back', async () => {
   assert.equal(budget.state().inUseKiB, 0);
   assert.equal(await budget.run(2048, async () => 'ran'), 'ran');
 });
+
+test('waiters are admitted in the order they came, whichever thread they wait in', async () => {
+  // Each thread used to admit its own waiters first on every release, so a thread with a steady
+  // queue kept the room and another thread's waiters waited for that queue to empty (a
+  // 32-connection Argon2id run: one serving thread's binds never finished).
+  const first = HashMemoryBudget.allocate(2, 1);
+  const second = new HashMemoryBudget(first.buffer, 1);
+  const order: string[] = [];
+  const work = (budget: HashMemoryBudget, label: string) => budget.run(2048, async () => {
+    order.push(label);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  });
+  await Promise.all([work(first, 'a1'), work(first, 'a2'), work(second, 'b1'), work(first, 'a3'), work(second, 'b2')]);
+  assert.deepEqual(order, ['a1', 'a2', 'b1', 'a3', 'b2']);
+  assert.deepEqual(first.state(), { inUseKiB: 0, budgetKiB: 2048, waiting: 0, running: 0 });
+});

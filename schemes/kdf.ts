@@ -1,42 +1,37 @@
 /**
- * PBKDF2, off the event loop (libuv's thread pool), through the fastest backend for each digest
- * (`bench/bench-primitives.ts`):
- * - SHA-1 and SHA-256: nettle, through the addon in native/nettle-pbkdf2 (built at install);
- *   Node 20's OpenSSL 3.0 spends about twice as long per iteration;
- * - SHA-512, and every digest when the addon is not built or LEVELDAP_PBKDF2=node: node:crypto.
+ * PBKDF2, off the event loop (libuv's thread pool): SHA-1, SHA-256 and SHA-512 through the addon
+ * in native/pbkdf2 (built at install), which runs the OpenSSL block functions inside Node.js
+ * under a loop that keeps HMAC's keyed states; node:crypto when the addon is not built or
+ * LEVELDAP_PBKDF2=node. node:crypto's PBKDF2 (OpenSSL 3.0's, through EVP on every iteration)
+ * spends 1.5-1.9x the addon's time per iteration, nettle's 1.1-1.35x (bench/bench-primitives.ts).
  */
 import { pbkdf2 } from 'node:crypto';
 import { loadSchemeAddon } from './addon.js';
 
 export type KdfDigest = 'sha1' | 'sha256' | 'sha512';
-export type NettleDigest = 'sha1' | 'sha256';
-type Pbkdf2Backend = 'nettle' | 'node:crypto';
+type Pbkdf2Backend = 'addon' | 'node:crypto';
 
 export const KDF_DIGEST_LENGTH: Readonly<Record<KdfDigest, number>> = { sha1: 20, sha256: 32, sha512: 64 };
 
-/** native/nettle-pbkdf2/nettle-pbkdf2.c */
-interface NettleAddon {
+/** native/pbkdf2/pbkdf2.c */
+interface Pbkdf2Addon {
   pbkdf2(
-    digest: NettleDigest, password: Uint8Array, salt: Uint8Array, iterations: number, length: number,
+    digest: KdfDigest, password: Uint8Array, salt: Uint8Array, iterations: number, length: number,
     callback: (error: Error | null, key: Buffer) => void,
   ): void;
 }
 
-const loaded = loadSchemeAddon<NettleAddon>('nettle-pbkdf2', 'nettle_pbkdf2');
-/** The addon, or undefined when it is not built or did not load (then `nettleLoadError` says why). */
-export const nettleAddon: NettleAddon | undefined = loaded.addon;
-export const nettleLoadError: string | undefined = loaded.error;
+const loaded = loadSchemeAddon<Pbkdf2Addon>('pbkdf2', 'pbkdf2');
+/** The addon, or undefined when it is not built or did not load (then `pbkdf2AddonError` says why). */
+export const pbkdf2Addon: Pbkdf2Addon | undefined = loaded.addon;
+export const pbkdf2AddonError: string | undefined = loaded.error;
 
-const useNettle = nettleAddon !== undefined && process.env.LEVELDAP_PBKDF2 !== 'node';
+const useAddon = pbkdf2Addon !== undefined && process.env.LEVELDAP_PBKDF2 !== 'node';
 
-function isNettleDigest(digest: KdfDigest): digest is NettleDigest {
-  return digest === 'sha1' || digest === 'sha256';
-}
-
-/** Which backend `pbkdf2Async` uses for each digest (fixed when this module loads). */
+/** Which backend `pbkdf2Async` uses (fixed when this module loads), the same for every digest. */
 export function pbkdf2Backends(): Record<KdfDigest, Pbkdf2Backend> {
-  const backend = (digest: KdfDigest): Pbkdf2Backend => (useNettle && isNettleDigest(digest) ? 'nettle' : 'node:crypto');
-  return { sha1: backend('sha1'), sha256: backend('sha256'), sha512: backend('sha512') };
+  const backend: Pbkdf2Backend = useAddon ? 'addon' : 'node:crypto';
+  return { sha1: backend, sha256: backend, sha512: backend };
 }
 
 export function nodePbkdf2Async(
@@ -48,19 +43,19 @@ export function nodePbkdf2Async(
 }
 
 /** Rejects when the addon did not load. */
-export function nettlePbkdf2Async(
-  digest: NettleDigest, password: Uint8Array, salt: Uint8Array, iterations: number, length: number,
+export function addonPbkdf2Async(
+  digest: KdfDigest, password: Uint8Array, salt: Uint8Array, iterations: number, length: number,
 ): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    if (nettleAddon === undefined) throw new Error(`the nettle PBKDF2 addon did not load: ${nettleLoadError}`);
-    nettleAddon.pbkdf2(digest, password, salt, iterations, length, (error, key) => (error ? reject(error) : resolve(key)));
+    if (pbkdf2Addon === undefined) throw new Error(`the PBKDF2 addon did not load: ${pbkdf2AddonError}`);
+    pbkdf2Addon.pbkdf2(digest, password, salt, iterations, length, (error, key) => (error ? reject(error) : resolve(key)));
   });
 }
 
 export function pbkdf2Async(
   digest: KdfDigest, password: Uint8Array, salt: Uint8Array, iterations: number, length: number,
 ): Promise<Buffer> {
-  return useNettle && isNettleDigest(digest)
-    ? nettlePbkdf2Async(digest, password, salt, iterations, length)
+  return useAddon
+    ? addonPbkdf2Async(digest, password, salt, iterations, length)
     : nodePbkdf2Async(digest, password, salt, iterations, length);
 }

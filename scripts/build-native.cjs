@@ -17,6 +17,7 @@ const { spawnSync } = require('node:child_process');
 const { join } = require('node:path');
 
 const ADDONS = [
+  { dir: 'pbkdf2', what: 'the PBKDF2 addon', without: 'PBKDF2 falls back to node:crypto, 2-3x slower per iteration', needs: 'build-essential python3' },
   { dir: 'nettle-pbkdf2', what: 'the nettle PBKDF2 addon', without: 'PBKDF2 falls back to node:crypto, about 2x slower per iteration', needs: 'build-essential nettle-dev python3' },
   { dir: 'fd-dup', what: 'the fd-dup addon', without: 'serve --threads falls back to one thread', needs: 'build-essential python3' },
   { dir: 'argon2', what: 'the Argon2 addon', without: 'the {ARGON2} scheme is unavailable', needs: 'build-essential libargon2-dev python3' },

@@ -7,7 +7,7 @@ import { generalizedTime, normalizeDn, DirectoryStore, DEFAULT_ENTRY_CACHE_MB, S
 import type { StoreNode } from '../store/postgres/index.js';
 import { registryRecipe, type SchemeRegistry } from '../password/index.js';
 import { checkPolicy, policyParams, resolveDefaultScheme, DEFAULT_POLICY, type PasswordPolicy } from '../policy/index.js';
-import { nettleLoadError, pbkdf2Backends } from '../../schemes/kdf.js';
+import { pbkdf2AddonError, pbkdf2Backends } from '../../schemes/kdf.js';
 import { argon2Backend, argon2LoadErrors } from '../../schemes/argon2.js';
 import { loadAdminPassword } from './admin.js';
 import { LOG_OPTIONS } from './log-options.js';
@@ -207,7 +207,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
     const admin = await loadAdminPassword(store, options.registry, settings.defaultScheme, options.adminPassword);
     const seed = await contextSeed(options, settings, admin.stored, store, threads);
     log.info({ policy: settings }, 'password policy');
-    log.info({ pbkdf2: pbkdf2Backends(), ...(nettleLoadError !== undefined && { nettleAddon: nettleLoadError }) }, 'PBKDF2 backends');
+    log.info({ pbkdf2: pbkdf2Backends(), ...(pbkdf2AddonError !== undefined && { pbkdf2Addon: pbkdf2AddonError }) }, 'PBKDF2 backends');
     log.info({ argon2: argon2Backend() ?? 'none', notLoaded: argon2LoadErrors }, 'Argon2 backend');
     log.info({ hashMemoryBudget: options.registry.memoryBudget.describe(), limits: options.registry.limits }, 'memory-hard verifications');
     log.info(entryCacheDecision(store, options.entryCacheMb), 'entry cache');

@@ -28,3 +28,11 @@ export const SHA256_VECTORS: readonly Pbkdf2Vector[] = [
   { p: 'passwordPASSWORDpassword', s: 'saltSALTsaltSALTsaltSALTsaltSALTsalt', c: 4096, dk: '348c89dbcbd32b2f32d814b8116e84cf2b17347ebc1800181c4e2a1fb8dd53e1c635518c7dac47e9' },
   { p: 'pass\0word', s: 'sa\0lt', c: 4096, dk: '89b69d0516f829893c696226650a8687' },
 ];
+
+/** PBKDF2-HMAC-SHA512: the same Stack Overflow set's SHA-512 values (64-byte keys). */
+export const SHA512_VECTORS: readonly Pbkdf2Vector[] = [
+  { p: 'password', s: 'salt', c: 1, dk: '867f70cf1ade02cff3752599a3a53dc4af34c7a669815ae5d513554e1c8cf252c02d470a285a0501bad999bfe943c08f050235d7d68b1da55e63f73b60a57fce' },
+  { p: 'password', s: 'salt', c: 2, dk: 'e1d9c16aa681708a45f5c7c4e215ceb66e011a2e9f0040713f18aefdb866d53cf76cab2868a39b9f7840edce4fef5a82be67335c77a6068e04112754f27ccf4e' },
+  { p: 'password', s: 'salt', c: 4096, dk: 'd197b1b33db0143e018b12f3d1d1479e6cdebdcc97c5c0f87f6902e072f457b5143f30602641b3d55cd335988cb36b84376060ecd532e039b742a239434af2d5' },
+  { p: 'passwordPASSWORDpassword', s: 'saltSALTsaltSALTsaltSALTsaltSALTsalt', c: 4096, dk: '8c0511f4c6e597c6ac6315d8f0362e225f3c501495ba23b868c005174dc4ee71115b59f9e60cd9532fa33e0f75aefe30225c583a186cd82bd4daea9724a3d3b8' },
+];

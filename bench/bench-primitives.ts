@@ -1,7 +1,7 @@
 /**
  * Which primitive is faster for each scheme: node:crypto (OpenSSL), @noble/hashes (pure JS), or
- * for PBKDF2 the PBKDF2 addon (native/pbkdf2: OpenSSL's block functions) and nettle's PBKDF2
- * (native/nettle-pbkdf2, for SHA-1 and SHA-256)? And for {ARGON2}, {CRYPT} and
+ * for PBKDF2 the PBKDF2 addon (native/pbkdf2: OpenSSL's block functions)? (nettle's PBKDF2, which
+ * an earlier addon ran, is in docs/performance.md's record of 2026-12-04.) And for {ARGON2}, {CRYPT} and
  * {BCRYPT}, our libargon2 and libxcrypt addons against the npm bindings
  * (bench/password-hash-candidates.ts): Argon2id at OWASP's m=19456,t=2,p=1 and RFC 9106's
  * m=65536,t=3,p=4, bcrypt at cost 10 and 12, yescrypt at libxcrypt's cost 5, SHA-512-crypt at
@@ -24,7 +24,6 @@ import type { DigestAlgorithm } from '../schemes/digest.js';
 import {
   KDF_DIGEST_LENGTH, addonPbkdf2Async, nodePbkdf2Async, pbkdf2Addon, pbkdf2AddonError, pbkdf2Backends, type KdfDigest,
 } from '../schemes/kdf.js';
-import { loadSchemeAddon } from '../schemes/addon.js';
 import { formatMicros, formatRate, timeConcurrently, timeOperation, type TimingOptions } from '../src/bench-schemes/timing.js';
 import { formatTable } from '../src/cli/support/table.js';
 import {
@@ -46,15 +45,6 @@ const NOBLE_KDF = { sha1, sha256, sha512 };
 const NOBLE = { md5, sha1, sha256, sha384, sha512 };
 
 type DigestFunction = (password: Uint8Array, salt: Uint8Array) => Uint8Array;
-
-/** nettle's PBKDF2 (native/nettle-pbkdf2), a candidate timed beside the PBKDF2 addon. */
-interface NettleAddon {
-  pbkdf2(digest: KdfDigest, password: Uint8Array, salt: Uint8Array, iterations: number, length: number, callback: (error: Error | null, key: Buffer) => void): void;
-}
-const nettle = loadSchemeAddon<NettleAddon>('nettle-pbkdf2', 'nettle_pbkdf2');
-const nettlePbkdf2 = (addon: NettleAddon, digest: KdfDigest, length: number): Promise<Buffer> => new Promise((resolve, reject) => {
-  addon.pbkdf2(digest, PASSWORD, SALT16, ITERATIONS, length, (error, key) => (error ? reject(error) : resolve(key)));
-});
 
 /** The three candidates for the salted digests: a Hash object per call, one-shot hash(), noble. */
 const nodeDigest = (algorithm: DigestAlgorithm): DigestFunction =>
@@ -90,8 +80,6 @@ async function kdfRows(digest: KdfDigest): Promise<Row[]> {
     await row(label, 'node:crypto sync', () => pbkdf2Sync(PASSWORD, SALT16, ITERATIONS, length, digest)),
   ];
   if (pbkdf2Addon) rows.push(await row(label, 'PBKDF2 addon async', () => addonPbkdf2Async(digest, PASSWORD, SALT16, ITERATIONS, length)));
-  const { addon: nettleAddon } = nettle;
-  if (digest !== 'sha512' && nettleAddon) rows.push(await row(label, 'nettle addon async', () => nettlePbkdf2(nettleAddon, digest, length)));
   rows.push(await row(label, '@noble/hashes', () => noblePbkdf2(NOBLE_KDF[digest], PASSWORD, SALT16, { c: ITERATIONS, dkLen: length })));
   return rows;
 }
@@ -198,7 +186,6 @@ process.stdout.write(formatTable([
 ], new Set([2, 3, 4, 5, 6])));
 process.stdout.write(`${cpus().length} cores, libuv thread pool ${process.env.UV_THREADPOOL_SIZE ?? 4} threads.\n`);
 if (!pbkdf2Addon) process.stdout.write(`No PBKDF2 addon rows: ${pbkdf2AddonError} (npm run build:native)\n`);
-if (!nettle.addon) process.stdout.write(`No nettle rows: ${nettle.error} (npm run build:native)\n`);
 const backends = pbkdf2Backends();
 process.stdout.write(`${otherLoad(busyBefore, startedAt)}\n`);
 process.stdout.write(`pbkdf2Async uses: ${Object.entries(backends).map(([digest, backend]) => `${digest} ${backend}`).join(', ')}\n`);

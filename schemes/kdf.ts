@@ -3,7 +3,8 @@
  * in native/pbkdf2 (built at install), which runs the OpenSSL block functions inside Node.js
  * under a loop that keeps HMAC's keyed states; node:crypto when the addon is not built or
  * LEVELDAP_PBKDF2=node. node:crypto's PBKDF2 (OpenSSL 3.0's, through EVP on every iteration)
- * spends 1.5-1.9x the addon's time per iteration, nettle's 1.1-1.35x (bench/bench-primitives.ts).
+ * spends 1.5-1.9x the addon's time per iteration, nettle's
+ * pbkdf2_hmac_sha1/sha256 (which an earlier addon ran) 1.15-1.3x (docs/performance.md).
  */
 import { pbkdf2 } from 'node:crypto';
 import { loadSchemeAddon } from './addon.js';

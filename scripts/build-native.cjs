@@ -1,9 +1,9 @@
 #!/usr/bin/env node
 // Builds the Node-API addons under native/ with node-gyp; run by npm's `install` script and by
-// `npm run build:native`. Both are optional: without a C compiler (or nettle's headers) a build
+// `npm run build:native`. Both are optional: without a C compiler (or a library's headers) a build
 // fails, this prints one warning per addon and exits 0, so installation still works:
-// - native/nettle-pbkdf2: PBKDF2-SHA1/SHA256 through nettle; without it PBKDF2 uses node:crypto
-//   (schemes/kdf.ts), about 2x slower per iteration.
+// - native/pbkdf2: PBKDF2-SHA1/SHA256/SHA512 over the OpenSSL inside Node; without it PBKDF2 uses
+//   node:crypto (schemes/kdf.ts), 1.5-1.9x slower per iteration.
 // - native/fd-dup: a listening socket per serving thread, bound with SO_REUSEPORT, for
 //   `serve --threads`; without it serve runs one thread (src/server/net/listen-socket.ts).
 // - native/argon2: Argon2 through libargon2 (the reference implementation, what OpenLDAP links);
@@ -17,8 +17,7 @@ const { spawnSync } = require('node:child_process');
 const { join } = require('node:path');
 
 const ADDONS = [
-  { dir: 'pbkdf2', what: 'the PBKDF2 addon', without: 'PBKDF2 falls back to node:crypto, 2-3x slower per iteration', needs: 'build-essential python3' },
-  { dir: 'nettle-pbkdf2', what: 'the nettle PBKDF2 addon', without: 'PBKDF2 falls back to node:crypto, about 2x slower per iteration', needs: 'build-essential nettle-dev python3' },
+  { dir: 'pbkdf2', what: 'the PBKDF2 addon', without: 'PBKDF2 falls back to node:crypto, 1.5-1.9x slower per iteration', needs: 'build-essential python3' },
   { dir: 'fd-dup', what: 'the fd-dup addon', without: 'serve --threads falls back to one thread', needs: 'build-essential python3' },
   { dir: 'argon2', what: 'the Argon2 addon', without: 'the {ARGON2} scheme is unavailable', needs: 'build-essential libargon2-dev python3' },
   { dir: 'xcrypt', what: 'the crypt(3) addon', without: 'the {CRYPT} and {BCRYPT} schemes are unavailable', needs: 'build-essential libcrypt-dev python3' },

@@ -1,5 +1,5 @@
 /*
- * What the hashing addons (native/nettle-pbkdf2, native/argon2, native/xcrypt) share: argument
+ * What the hashing addons (native/pbkdf2, native/argon2, native/xcrypt) share: argument
  * readers, each returning 1, or throwing a TypeError/RangeError into JavaScript and returning 0
  * (so a caller reads all its arguments in one && chain and returns NULL on the first 0); the
  * callbacks; and the life of a job in libuv's thread pool (queue_job, release_job).

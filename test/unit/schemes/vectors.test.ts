@@ -113,7 +113,7 @@ describe('published vectors verify', () => {
   });
 });
 
-describe('RFC 6070 PBKDF2-HMAC-SHA1 vectors as {PBKDF2-SHA1} values (the KDF itself: nettle-pbkdf2.test.ts)', () => {
+describe('RFC 6070 PBKDF2-HMAC-SHA1 vectors as {PBKDF2-SHA1} values (the KDF itself: pbkdf2-addon.test.ts)', () => {
   for (const v of RFC_6070_SHA1.filter((vector) => vector.dk.length === 40)) {
     test(`{PBKDF2-SHA1} built from the vector verifies: c=${v.c} P=${JSON.stringify(v.p)}`, async () => {
       const stored = `{PBKDF2-SHA1}${v.c}$${encodeAdaptedBase64(Buffer.from(v.s))}$${encodeAdaptedBase64(Buffer.from(v.dk, 'hex'))}`;

@@ -4,8 +4,8 @@
  * an earlier addon ran, is in docs/performance.md's record of 2026-12-04.) And for {ARGON2}, {CRYPT} and
  * {BCRYPT}, our libargon2 and libxcrypt addons against the npm bindings
  * (bench/password-hash-candidates.ts): Argon2id at OWASP's m=19456,t=2,p=1 and RFC 9106's
- * m=65536,t=3,p=4, bcrypt at cost 10 and 12, yescrypt at libxcrypt's cost 5, SHA-512-crypt at
- * 5,000 rounds.
+ * m=65536,t=3,p=4, bcrypt at cost 10 and 12, yescrypt at libxcrypt's cost 5, SHA-512-crypt and
+ * SHA-256-crypt at 5,000 rounds (libxcrypt against the SHA-crypt addon, native/sha-crypt).
  * Measures one call at a time on one core with the inputs the schemes really hash (a short
  * password plus an 8-byte salt; PBKDF2 at 10,000 iterations with a 16-byte salt; the password
  * hashes with one 16-byte salt, every candidate checked to give the same hash before it is
@@ -27,7 +27,7 @@ import {
 import { formatMicros, formatRate, timeConcurrently, timeOperation, type TimingOptions } from '../src/bench-schemes/timing.js';
 import { formatTable } from '../src/cli/support/table.js';
 import {
-  ARGON2_CANDIDATES, ARGON2_COSTS, BCRYPT_CANDIDATES, SHA512_CRYPT_CANDIDATES, YESCRYPT_CANDIDATES, bcryptSetting, checkArgon2,
+  ARGON2_CANDIDATES, ARGON2_COSTS, BCRYPT_CANDIDATES, SHA_CRYPT_CANDIDATES, YESCRYPT_CANDIDATES, bcryptSetting, checkArgon2,
   checkCrypt, gensalt, type CryptCandidate,
 } from './password-hash-candidates.js';
 
@@ -125,7 +125,8 @@ function cryptMethods(): [string, string, readonly CryptCandidate[]][] {
     ['bcrypt cost 10', bcryptSetting(10), BCRYPT_CANDIDATES],
     ['bcrypt cost 12', bcryptSetting(12), BCRYPT_CANDIDATES],
     ['yescrypt cost 5', gensalt('$y$', 5), YESCRYPT_CANDIDATES],
-    ['sha512-crypt 5000', gensalt('$6$', 5000), SHA512_CRYPT_CANDIDATES],
+    ['sha512-crypt 5000', gensalt('$6$', 5000), SHA_CRYPT_CANDIDATES],
+    ['sha256-crypt 5000', gensalt('$5$', 5000), SHA_CRYPT_CANDIDATES],
   ];
 }
 

@@ -11,8 +11,10 @@
  * argon2 (node-argon2) and bcrypt (Node-API, C++) were measured too, in commit a035bd8, and left
  * out since: both build native code at install (node-argon2's prebuilt binary crashed on this
  * Node, so npm built it from source), and neither was the fastest (docs/performance.md).
- * - SHA-512-crypt: the libxcrypt addon and unixcrypt (JavaScript over node:crypto, synchronous).
- *   yescrypt: libxcrypt only (no npm package implements it).
+ * - SHA-512-crypt and SHA-256-crypt: the libxcrypt addon, the SHA-crypt addon (native/sha-crypt,
+ *   over the OpenSSL inside Node; what {CRYPT} hashes `$5$`/`$6$` with since this measurement) and
+ *   unixcrypt (JavaScript over node:crypto, synchronous). yescrypt: libxcrypt only (no npm package
+ *   implements it).
  */
 import { Algorithm, hash as rsArgon2Phc, hashRaw as rsArgon2Raw, verify as rsArgon2Verify } from '@node-rs/argon2';
 import { hash as rsBcrypt } from '@node-rs/bcrypt';
@@ -22,7 +24,6 @@ import { encrypt as unixcrypt } from 'unixcrypt';
 import { loadSchemeAddon } from '../schemes/addon.js';
 import { constantTimeEqual } from '../schemes/encoding.js';
 import { formatArgon2, libargon2Hash, parseArgon2 } from '../schemes/argon2.js';
-import { cryptAsync } from '../schemes/crypt.js';
 
 export const PASSWORD = Buffer.from('correct horse battery staple');
 const PASSWORD_TEXT = PASSWORD.toString('utf8');
@@ -153,7 +154,21 @@ export interface CryptCandidate {
   hash(setting: string): Promise<string> | string;
 }
 
-const libxcrypt: CryptCandidate = { name: 'libxcrypt addon (Node-API, C)', hash: (setting) => cryptAsync(PASSWORD, setting) };
+type CryptFunction = (phrase: Uint8Array, setting: string, callback: (error: Error | null, hash: string) => void) => void;
+
+/** A crypt(3) addon of native/ as a candidate, called directly (schemes/crypt.ts would pick one). */
+function addonCandidate(name: string, directory: string, target: string): CryptCandidate {
+  const { addon, error } = loadSchemeAddon<{ crypt: CryptFunction }>(directory, target);
+  return {
+    name,
+    hash: (setting) => new Promise((resolve, reject) => {
+      if (addon === undefined) throw new Error(`native/${directory} did not load: ${error}`);
+      addon.crypt(PASSWORD, setting, (failure, hash) => (failure ? reject(failure) : resolve(hash)));
+    }),
+  };
+}
+
+const libxcrypt = addonCandidate('libxcrypt addon (Node-API, C)', 'xcrypt', 'xcrypt');
 const bcryptCost = (setting: string): number => Number(setting.slice(4, 6));
 
 export const BCRYPT_CANDIDATES: readonly CryptCandidate[] = [
@@ -163,8 +178,9 @@ export const BCRYPT_CANDIDATES: readonly CryptCandidate[] = [
   { name: 'hash-wasm (wasm)', hash: (setting) => wasmBcrypt({ password: PASSWORD, salt: SALT16, costFactor: bcryptCost(setting), outputType: 'encoded' }) },
 ];
 
-export const SHA512_CRYPT_CANDIDATES: readonly CryptCandidate[] = [
+export const SHA_CRYPT_CANDIDATES: readonly CryptCandidate[] = [
   libxcrypt,
+  addonCandidate('SHA-crypt addon (OpenSSL in Node, C)', 'sha-crypt', 'sha_crypt'),
   { name: 'unixcrypt (JS on node:crypto, sync)', hash: (setting) => unixcrypt(PASSWORD_TEXT, setting) },
 ];
 

@@ -4,6 +4,8 @@
 // fails, this prints one warning per addon and exits 0, so installation still works:
 // - native/pbkdf2: PBKDF2-SHA1/SHA256/SHA512 over the OpenSSL inside Node; without it PBKDF2 uses
 //   node:crypto (schemes/kdf.ts), 1.5-1.9x slower per iteration.
+// - native/sha-crypt: SHA-crypt ($5$, $6$) over the OpenSSL inside Node; without it libxcrypt hashes
+//   them (schemes/crypt.ts), 1.3x slower for $6$.
 // - native/fd-dup: a listening socket per serving thread, bound with SO_REUSEPORT, for
 //   `serve --threads`; without it serve runs one thread (src/server/net/listen-socket.ts).
 // - native/argon2: Argon2 through libargon2 (the reference implementation, what OpenLDAP links);
@@ -18,6 +20,7 @@ const { join } = require('node:path');
 
 const ADDONS = [
   { dir: 'pbkdf2', what: 'the PBKDF2 addon', without: 'PBKDF2 falls back to node:crypto, 1.5-1.9x slower per iteration', needs: 'build-essential python3' },
+  { dir: 'sha-crypt', what: 'the SHA-crypt addon', without: '$5$ and $6$ crypt(3) values are hashed by libxcrypt, 1.3x slower for $6$', needs: 'build-essential python3' },
   { dir: 'fd-dup', what: 'the fd-dup addon', without: 'serve --threads falls back to one thread', needs: 'build-essential python3' },
   { dir: 'argon2', what: 'the Argon2 addon', without: 'the {ARGON2} scheme is unavailable', needs: 'build-essential libargon2-dev python3' },
   { dir: 'xcrypt', what: 'the crypt(3) addon', without: 'the {CRYPT} and {BCRYPT} schemes are unavailable', needs: 'build-essential libcrypt-dev python3' },

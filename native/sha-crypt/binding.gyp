@@ -1,0 +1,9 @@
+{
+  "targets": [
+    {
+      "target_name": "sha_crypt",
+      "sources": ["sha-crypt.c"],
+      "cflags": ["-Wall", "-Wextra", "-Wno-unused-function"]
+    }
+  ]
+}

@@ -1,5 +1,6 @@
 /**
- * crypt(3) strings, hashed by the system's libxcrypt through native/xcrypt, except SHA-crypt
+ * crypt(3) strings, hashed by the system's libxcrypt through native/xcrypt (whose yescrypt regions
+ * are kept between hashes: native/xcrypt/region-pool.h), except SHA-crypt
  * (`$5$`, `$6$`), which native/sha-crypt hashes over the OpenSSL inside Node when it is built
  * (the same strings in 0.75x of libxcrypt's time for `$6$`, a third for `$5$`; libxcrypt when it
  * is not, for a setting it does not take, or with LEVELDAP_SHA_CRYPT=libxcrypt):
@@ -21,10 +22,19 @@ import { InvalidStoredValue } from './scheme.js';
 import { constantTimeEqual } from './encoding.js';
 import { loadSchemeAddon } from './addon.js';
 
+/** What native/xcrypt/region-pool.h did: whether libcrypt's mmap/munmap go through it, regions kept, hashes that reused one, regions mapped. */
+export interface CryptRegions {
+  readonly hooked: boolean;
+  readonly kept: number;
+  readonly reused: number;
+  readonly mapped: number;
+}
+
 /** native/xcrypt/xcrypt.c */
 interface XcryptAddon {
   crypt(phrase: Uint8Array, setting: string, callback: (error: Error | null, hash: string) => void): void;
   gensalt(prefix: string, count: number): string;
+  regions(): CryptRegions;
 }
 
 /** native/sha-crypt/sha-crypt.c: throws a RangeError at once for a setting it does not take. */
@@ -37,6 +47,11 @@ const shaCrypt = loadSchemeAddon<ShaCryptAddon>('sha-crypt', 'sha_crypt');
 /** Why the SHA-crypt addon did not load, when it did not. */
 export const shaCryptAddonError: string | undefined = shaCrypt.error;
 const fastShaCrypt = process.env.LEVELDAP_SHA_CRYPT === 'libxcrypt' ? undefined : shaCrypt.addon;
+
+/** The pool of yescrypt regions kept between hashes (native/xcrypt/region-pool.h), when the addon loaded. */
+export function cryptRegions(): CryptRegions | undefined {
+  return loaded.addon?.regions();
+}
 
 /** What hashes `$5$` and `$6$` strings (fixed when this module loads). */
 export function shaCryptBackend(): 'sha-crypt addon' | 'libxcrypt' {

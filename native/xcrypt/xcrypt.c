@@ -9,11 +9,13 @@
  *   gensalt(prefix, count)  a new setting for the method ("$y$", "$6$", "$2b$", ...), with
  *       random salt from the operating system, count 0 for the method's default. Synchronous
  *       (no hashing); throws when libxcrypt refuses the prefix or count.
+ *   regions()  what the pool of yescrypt regions did (region-pool.h): { kept, reused, mapped, hooked }.
  *
- * No global state, so it loads in every worker thread.
+ * Loading it points libcrypt's mmap and munmap at the pool of yescrypt regions, once per process
+ * (region-pool.h); otherwise no global state, so it loads in every worker thread.
  */
-#define _DEFAULT_SOURCE /* explicit_bzero */
-#include <stdlib.h>
+#define _GNU_SOURCE /* explicit_bzero, and region-pool.h's dladdr1 */
+#include "region-pool.h"
 #include <crypt.h>
 #include "../common/napi-args.h"
 
@@ -100,6 +102,28 @@ static napi_value gensalt(napi_env env, napi_callback_info info) {
   return napi_create_string_utf8(env, output, NAPI_AUTO_LENGTH, &result) == napi_ok ? result : NULL;
 }
 
+/* A property of a number, for regions(); 1, or 0 when it could not be set. */
+static int set_number(napi_env env, napi_value object, const char *name, double number) {
+  napi_value value;
+  return napi_create_double(env, number, &value) == napi_ok && napi_set_named_property(env, object, name, value) == napi_ok;
+}
+
+static napi_value regions(napi_env env, napi_callback_info info) {
+  (void)info;
+  napi_value result, hooked;
+  pthread_mutex_lock(&pool.lock);
+  double kept = pool.count, reused = (double)pool.reused, mapped = (double)pool.mapped;
+  pthread_mutex_unlock(&pool.lock);
+  if (napi_create_object(env, &result) != napi_ok || napi_get_boolean(env, pool.hooked, &hooked) != napi_ok
+    || napi_set_named_property(env, result, "hooked", hooked) != napi_ok
+    || !set_number(env, result, "kept", kept) || !set_number(env, result, "reused", reused) || !set_number(env, result, "mapped", mapped)) {
+    return NULL;
+  }
+  return result;
+}
+
 NAPI_MODULE_INIT() {
-  return export_function(env, exports, "crypt", queue_crypt) && export_function(env, exports, "gensalt", gensalt) ? exports : NULL;
+  hook_regions((void *)crypt_rn);
+  return export_function(env, exports, "crypt", queue_crypt) && export_function(env, exports, "gensalt", gensalt)
+    && export_function(env, exports, "regions", regions) ? exports : NULL;
 }

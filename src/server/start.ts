@@ -9,7 +9,7 @@ import { registryRecipe, type SchemeRegistry } from '../password/index.js';
 import { checkPolicy, policyParams, resolveDefaultScheme, DEFAULT_POLICY, type PasswordPolicy } from '../policy/index.js';
 import { pbkdf2AddonError, pbkdf2Backends } from '../../schemes/kdf.js';
 import { argon2Backend, argon2LoadErrors } from '../../schemes/argon2.js';
-import { shaCryptAddonError, shaCryptBackend } from '../../schemes/crypt.js';
+import { cryptRegions, shaCryptAddonError, shaCryptBackend } from '../../schemes/crypt.js';
 import { loadAdminPassword } from './admin.js';
 import { LOG_OPTIONS } from './log-options.js';
 import { readDecoys } from '../policy/bind-decoys.js';
@@ -211,6 +211,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
     log.info({ pbkdf2: pbkdf2Backends(), ...(pbkdf2AddonError !== undefined && { pbkdf2Addon: pbkdf2AddonError }) }, 'PBKDF2 backends');
     log.info({ argon2: argon2Backend() ?? 'none', notLoaded: argon2LoadErrors }, 'Argon2 backend');
     log.info({ shaCrypt: shaCryptBackend(), ...(shaCryptAddonError !== undefined && { shaCryptAddon: shaCryptAddonError }) }, 'SHA-crypt backend');
+    log.info({ keptBetweenHashes: cryptRegions()?.hooked ?? false }, 'yescrypt regions');
     log.info({ hashMemoryBudget: options.registry.memoryBudget.describe(), limits: options.registry.limits }, 'memory-hard verifications');
     log.info(entryCacheDecision(store, options.entryCacheMb), 'entry cache');
     for (const { scheme } of options.registry.list().filter((entry) => entry.scheme.unavailable !== undefined)) {

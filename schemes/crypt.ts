@@ -47,6 +47,7 @@ const shaCrypt = loadSchemeAddon<ShaCryptAddon>('sha-crypt', 'sha_crypt');
 /** Why the SHA-crypt addon did not load, when it did not. */
 export const shaCryptAddonError: string | undefined = shaCrypt.error;
 const fastShaCrypt = process.env.LEVELDAP_SHA_CRYPT === 'libxcrypt' ? undefined : shaCrypt.addon;
+const unavailable = loaded.error === undefined ? {} : { unavailable: `the crypt(3) addon (native/xcrypt) did not load: ${loaded.error}` };
 
 /** The pool of yescrypt regions kept between hashes (native/xcrypt/region-pool.h), when the addon loaded. */
 export function cryptRegions(): CryptRegions | undefined {
@@ -57,7 +58,6 @@ export function cryptRegions(): CryptRegions | undefined {
 export function shaCryptBackend(): 'sha-crypt addon' | 'libxcrypt' {
   return fastShaCrypt === undefined ? 'libxcrypt' : 'sha-crypt addon';
 }
-const unavailable = loaded.error === undefined ? {} : { unavailable: `the crypt(3) addon (native/xcrypt) did not load: ${loaded.error}` };
 
 /** crypt(3)'s base64 alphabet. */
 const ITOA64 = './0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';

@@ -51,7 +51,7 @@ static void sha512_init(ShaState *state) { SHA512_Init(&state->sha512); }
 static void sha512_update(ShaState *state, const void *data, size_t length) { SHA512_Update(&state->sha512, data, length); }
 static void sha512_final(uint8_t *out, ShaState *state) { SHA512_Final(out, &state->sha512); }
 
-/* The byte triples of Drepper's specification, 32 = unused (a zero byte). */
+/* The byte triples of Drepper's specification, 64 = unused (a zero byte). */
 static const uint8_t SHA256_GROUPS[][3] = {
   { 0, 10, 20 }, { 21, 1, 11 }, { 12, 22, 2 }, { 3, 13, 23 }, { 24, 4, 14 }, { 15, 25, 5 }, { 6, 16, 26 },
   { 27, 7, 17 }, { 18, 28, 8 }, { 9, 19, 29 }, { 64, 31, 30 },

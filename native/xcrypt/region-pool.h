@@ -203,11 +203,10 @@ static void hook_once_now(void) {
   pool.hooked = hook_object_of(hooked_symbol);
 }
 
-/* Patches the object holding `symbol` once per process; whether the pool is in use. */
-static int hook_regions(void *symbol) {
+/* Patches the object holding `symbol` once per process (pool.hooked says whether it did). */
+static void hook_regions(void *symbol) {
   hooked_symbol = symbol;
   pthread_once(&hook_once, hook_once_now);
-  return pool.hooked;
 }
 
 #endif

@@ -8,7 +8,9 @@ import assert from 'node:assert/strict';
 import { createRegistry } from '../../../src/password/index.js';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
-import { cryptAsync, cryptCost, cryptRegions } from '../../../schemes/crypt.js';
+import { fileURLToPath } from 'node:url';
+import { cryptCost, cryptRegions } from '../../../schemes/crypt.js';
+import { yescryptHashes } from '../../helpers/yescrypt-hashes.js';
 import { skipUnavailable } from '../../helpers/native-schemes.js';
 
 const registry = createRegistry();
@@ -107,32 +109,20 @@ describe('{CRYPT}: what is written', { skip }, () => {
 });
 
 describe('{CRYPT}: yescrypt regions kept between hashes (native/xcrypt/region-pool.h)', { skip }, () => {
-  const SETTINGS = ['$y$j9T$F5Jx5fExrKuPp53xLKQ..1', '$y$j8T$PKbkrqfAB9L9YbReRPB3s1', '$y$jAT$D9DRpKs8pJH4u8bm2ecN4.'];
-  const PASSWORDS = ['password', '', 'p\u00e4ssw\u00f6rd', 'x'.repeat(200)];
-  const allHashes = async (): Promise<string[]> => {
-    const hashes: string[] = [];
-    for (const setting of SETTINGS) for (const password of PASSWORDS) hashes.push(await cryptAsync(Buffer.from(password), setting));
-    return [...hashes, ...(await Promise.all(SETTINGS.flatMap((setting) => ['a', 'b'].map((password) => cryptAsync(Buffer.from(password), setting)))))];
-  };
-
   test('libcrypt\'s mmap and munmap go through the pool here (x86-64 or arm64 Linux, glibc)', { skip: process.platform !== 'linux' || !['x64', 'arm64'].includes(process.arch) }, () => {
     assert.equal(cryptRegions()?.hooked, true);
   });
 
   test('hashes of 8, 16 and 32 MiB, one at a time and at once, reuse kept regions and equal those of a process that keeps none', async () => {
     const before = cryptRegions()!;
-    const hashes = await allHashes();
+    const hashes = await yescryptHashes();
     const after = cryptRegions()!;
     if (after.hooked) {
       assert.ok(after.reused - before.reused >= hashes.length - 8, `${after.reused - before.reused} of ${hashes.length} hashes reused a region`);
       assert.ok(after.kept <= 16, `${after.kept} regions kept`);
     }
-    const script = `import { cryptAsync } from ${JSON.stringify(new URL('../../../schemes/crypt.js', import.meta.url).href)};
-      const hashes = [];
-      for (const setting of ${JSON.stringify(SETTINGS)}) for (const password of ${JSON.stringify(PASSWORDS)}) hashes.push(await cryptAsync(Buffer.from(password), setting));
-      hashes.push(...await Promise.all(${JSON.stringify(SETTINGS)}.flatMap((setting) => ['a', 'b'].map((password) => cryptAsync(Buffer.from(password), setting)))));
-      console.log(JSON.stringify(hashes));`;
-    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], { env: { ...process.env, LEVELDAP_XCRYPT_KEEP_REGIONS: '0' } });
+    const script = fileURLToPath(new URL('../../helpers/yescrypt-hashes.js', import.meta.url));
+    const { stdout } = await promisify(execFile)(process.execPath, [script], { env: { ...process.env, LEVELDAP_XCRYPT_KEEP_REGIONS: '0' } });
     assert.deepEqual(JSON.parse(stdout), hashes);
   });
 });

@@ -3,7 +3,7 @@
  * using SHA-256 and SHA-512", the algorithm glibc and libxcrypt implement), over the SHA
  * functions of the OpenSSL inside Node.js: the same strings as libxcrypt's crypt_rn, in 0.75x of
  * its time for `$6$` and a fraction of it for `$5$` (OpenSSL's SHA-256 uses the CPU's SHA
- * extensions, libxcrypt's does not; docs/performance.md, "SHA-crypt over OpenSSL's SHA").
+ * extensions, libxcrypt's does not; docs/performance.md, "Three hashes made cheaper than slapd's").
  *
  * Only settings libxcrypt takes are taken here: `$5$` or `$6$`, then `rounds=N$` with N from 1,000
  * to 999,999,999 written without a leading zero (or nothing: 5,000 rounds), then a salt of the

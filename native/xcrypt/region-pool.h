@@ -3,7 +3,7 @@
  * libxcrypt's cost 5) with mmap at the start of every crypt_rn and unmaps it at the end (crypt_rn
  * offers no way to keep it), so every hash faults in and zeroes 4,096 fresh pages: on the VM this
  * was measured on, 75 ms a hash with 46% of it in the kernel, against 11 ms with the region kept
- * (docs/performance.md, "yescrypt's region, kept").
+ * (docs/performance.md, "Three hashes made cheaper than slapd's").
  *
  * So the addon points libcrypt's own references to mmap and munmap (the GOT entries its
  * GLOB_DAT and JUMP_SLOT relocations fill) at the two functions below, once per process. They keep

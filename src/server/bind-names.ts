@@ -9,7 +9,7 @@
  * parsed and normalized.
  */
 import {
-  dnKey, formatDn, formatRdn, keyBelow, normalizedDnOf, parseDn, SchemaMemo, splitPlainFirstRdn, type Dn,
+  dnKey, formatDn, formatRdn, keyBelowNormalized, normalizedDnOf, normalizeLeafRdn, parseDn, SchemaMemo, splitPlainFirstRdn, type Dn,
 } from '../store/index.js';
 
 interface BindDn {
@@ -63,7 +63,8 @@ export class BindNames {
     const [rdn] = parseDn(split[0]);
     const parent = this.parents.get(split[1], parsedWhole);
     if (rdn === undefined || parent.dn.length === 0) return parsedWhole(name);
-    const key = keyBelow(parent.key, rdn);
-    return { dn: [rdn, ...parent.dn], normalized: normalizedDnOf(key), key, pretty: `${formatRdn(rdn)},${parent.pretty}` };
+    const normalizedRdn = normalizeLeafRdn(rdn);
+    const key = keyBelowNormalized(parent.key, normalizedRdn);
+    return { dn: [rdn, ...parent.dn], normalized: `${normalizedRdn},${parent.normalized}`, key, pretty: `${formatRdn(rdn)},${parent.pretty}` };
   }
 }

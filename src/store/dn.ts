@@ -216,8 +216,12 @@ export function parseDn(text: string): Dn {
   return rdns;
 }
 
+/** A value RFC 4514 leaves as it is: no character to escape, no leading space or '#', no trailing space. */
+const NOTHING_TO_ESCAPE = /^(?:[^\x00-\x1f\x7f"+,;<>\\= #][^\x00-\x1f\x7f"+,;<>\\=]*)?$/;
+
 /** RFC 4514 escaping of a value; control characters become \HH so keys never hold them. */
 export function escapeValue(value: string): string {
+  if (NOTHING_TO_ESCAPE.test(value) && !value.endsWith(' ')) return value;
   let escaped = '';
   for (const char of value) {
     const code = char.codePointAt(0)!;

@@ -42,7 +42,12 @@ export function ancestorKeys(dn: Dn): string[] {
 
 /** The dnKey of the entry named `rdn` below the entry at `parentKey` ('' for none): dnKey of the whole DN. */
 export function keyBelow(parentKey: string, rdn: Rdn): string {
-  return parentKey === '' ? normalizeRdn(rdn) : parentKey + RDN_SEPARATOR + normalizeRdn(rdn);
+  return keyBelowNormalized(parentKey, normalizeRdn(rdn));
+}
+
+/** The same from the RDN's normalized form (normalizeRdn). */
+export function keyBelowNormalized(parentKey: string, normalizedRdn: string): string {
+  return parentKey === '' ? normalizedRdn : parentKey + RDN_SEPARATOR + normalizedRdn;
 }
 
 /** The dnKey of an entry's parent ('' for a top entry). */

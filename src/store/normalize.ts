@@ -68,15 +68,29 @@ function normalizeAva(ava: Ava): string {
   return normalized;
 }
 
+/** normalizeValue of a value's text; plain ASCII under caseIgnore (most names' values) without the trip through a Buffer. */
+function normalizeText(type: AttributeType, text: string): string {
+  if (type.equality === 'caseIgnore' && PLAIN_ASCII.test(text)) return text.toLowerCase();
+  return RULES[type.equality](Buffer.from(text, 'utf8'));
+}
+
 function computeNormalizedAva(ava: Ava): string {
   const type = attributeType(ava.type);
-  const value = ava.hex ? ava.value : normalizeValue(type, Buffer.from(ava.value, 'utf8'));
+  const value = ava.hex ? ava.value : normalizeText(type, ava.value);
   return `${type.name.toLowerCase()}=${ava.hex ? value : escapeValue(value)}`;
 }
 
 /** One RDN in canonical form: types by canonical name, values by their matching rule, AVAs sorted. */
 export function normalizeRdn(rdn: Rdn): string {
-  return rdn.map(normalizeAva).sort().join('+');
+  return rdn.length === 1 ? normalizeAva(rdn[0]!) : rdn.map(normalizeAva).sort().join('+');
+}
+
+/**
+ * The same without the memo of recent AVAs: for an RDN that is seldom seen twice, such as the
+ * first RDN of one of a million bind names (its parent's RDNs are the ones that repeat).
+ */
+export function normalizeLeafRdn(rdn: Rdn): string {
+  return rdn.length === 1 ? computeNormalizedAva(rdn[0]!) : rdn.map(computeNormalizedAva).sort().join('+');
 }
 
 export function normalizeDn(dn: Dn | string): string {

@@ -56,6 +56,29 @@ describe('DN formatting and normalization', () => {
     }
   });
 
+  test('escaping matches RFC 4514 character by character, values with nothing to escape included', () => {
+    const rule = (value: string): string => {
+      let escaped = '';
+      for (const char of value) {
+        const code = char.codePointAt(0)!;
+        if (code < 0x20 || code === 0x7f) escaped += `\\${code.toString(16).padStart(2, '0')}`;
+        else if ('"+,;<>\\='.includes(char)) escaped += `\\${char}`;
+        else escaped += char;
+      }
+      if (escaped.startsWith(' ') || escaped.startsWith('#')) escaped = `\\${escaped}`;
+      if (escaped.endsWith(' ') && !escaped.endsWith('\\ ')) escaped = `${escaped.slice(0, -1)}\\ `;
+      return escaped;
+    };
+    const alphabet = ['a', 'Z', '.', ' ', '#', '"', '+', ',', ';', '<', '>', '\\', '=', '\u0000', '\u001f', '\u007f', 'é', '日', '\u{1F600}'];
+    let seed = 7;
+    const next = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31);
+    for (let i = 0; i < 5000; i += 1) {
+      const value = Array.from({ length: next() % 8 }, () => alphabet[next() % alphabet.length]).join('');
+      assert.equal(escapeValue(value), rule(value), JSON.stringify(value));
+    }
+    for (const plain of ['user.1', 'a b', 'é 日本', '']) assert.equal(escapeValue(plain), plain);
+  });
+
   test('case, spacing, aliases and OIDs normalize away', () => {
     const expected = 'uid=user.1,ou=people,dc=example,dc=com';
     for (const variant of [

@@ -3,7 +3,9 @@
  * bind again and again. At most LIMIT (about 800 bytes each); when full it starts over, but at
  * most once every REFILL_MILLIS: with many more accounts than that binding at random, a cache
  * refilled at once only churns (every entry outlives V8's young generation and becomes
- * old-generation garbage: tens of MB of heap with 100,000 users), for a parse that takes 4-8 µs.
+ * old-generation garbage: tens of MB of heap with 100,000 users), for a parse that takes 1.4-2.5 µs
+ * (3.8-5.4 before normalizeLeafRdn; docs/performance.md, "Again on 2026-12-04, and what a bind
+ * costs at each size").
  * A name not kept is parsed from its first RDN and its parent's meaning, kept per parent text
  * (the accounts of a directory sit under a few parents), so even then only the first RDN is
  * parsed and normalized.

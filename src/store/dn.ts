@@ -221,7 +221,11 @@ const NOTHING_TO_ESCAPE = /^(?:[^\x00-\x1f\x7f"+,;<>\\= #][^\x00-\x1f\x7f"+,;<>\
 
 /** RFC 4514 escaping of a value; control characters become \HH so keys never hold them. */
 export function escapeValue(value: string): string {
-  if (NOTHING_TO_ESCAPE.test(value) && !value.endsWith(' ')) return value;
+  return NOTHING_TO_ESCAPE.test(value) && !value.endsWith(' ') ? value : escapeEachCharacter(value);
+}
+
+/** escapeValue by walking every character (exported for the test that holds the shortcut to it). */
+export function escapeEachCharacter(value: string): string {
   let escaped = '';
   for (const char of value) {
     const code = char.codePointAt(0)!;

@@ -96,6 +96,11 @@ export function equalityRange(attribute: string, normalized: string): { gte: str
   return prefixRange(`i${SEPARATOR}${attribute}${SEPARATOR}${valueKey(normalized)}${SEPARATOR}`);
 }
 
+/** Every equality key of every attribute (what a kept index iterator covers: kept-iterators.ts). */
+export function indexesRange(): { gte: string; lt: string } {
+  return prefixRange(`i${SEPARATOR}`);
+}
+
 /** Every equality key of the attribute: the entries that have it, once per value. */
 export function presenceRange(attribute: string): { gte: string; lt: string } {
   return prefixRange(`i${SEPARATOR}${attribute}${SEPARATOR}`);

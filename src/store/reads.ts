@@ -9,7 +9,7 @@ import { decodeEntry, decodeValues } from './codec.js';
 import { values, type Entry } from './entry.js';
 import { EntryRecord } from './entry-record.js';
 import {
-  childrenRange, dnKey, dnKeyOfIndexKey, entryKey, equalityRange, inSubtree, isDirectChild, presenceRange, subtreeRange,
+  childrenRange, dnKey, dnKeyOfIndexKey, entryKey, equalityRange, indexesRange, inSubtree, isDirectChild, presenceRange, subtreeRange,
   valueKey, valueKeyOfIndexKey,
 } from './keys.js';
 import type { Db } from './level.js';
@@ -17,6 +17,7 @@ import type { Memberships } from './memberships.js';
 import { normalizeValue } from './normalize.js';
 import { typeKey } from './schema.js';
 import { EqualityCache, RecordCache } from './stamped-cache.js';
+import { KeptIterators } from './kept-iterators.js';
 
 export type Scope = 'base' | 'one' | 'sub';
 
@@ -36,6 +37,12 @@ const KNOWN_BATCH = 64;
 
 /** Index keys read at once for an equality term (most values index one entry or a few). */
 const INDEX_BATCH = 64;
+/**
+ * Index keys read first for one value: a unique attribute's key and the next value's, which ends
+ * the answer (a kept iterator covers the whole index, so a first batch of INDEX_BATCH would read
+ * and decode 63 keys of other values).
+ */
+const FIRST_INDEX_BATCH = 4;
 
 export interface StoreStats {
   entriesRead: number;
@@ -60,12 +67,15 @@ export class EntryReads {
   readonly stats: StoreStats = { entriesRead: 0, indexKeysRead: 0, recordCacheHits: 0, recordCacheMisses: 0 };
   /** Recent equality lookups, kept while no write finishes (this thread's). */
   private readonly equalityCache: EqualityCache;
+  /** Iterators over the equality index, kept between the lookups that miss the cache (this thread's). */
+  private readonly indexIterators: KeptIterators;
   /** Recent entry records, kept while no write finishes (this thread's); none when the directory does not fit (level.ts, entryCacheBytes). */
   private readonly recordCache: RecordCache | undefined;
 
   /** `settled`: the write gate's count of finished writes (a cached answer is good until it moves). */
   constructor(private readonly db: Db, private readonly indexed: ReadonlySet<string>, private readonly memberships: Memberships, settled: () => number, entryCacheBytes: number) {
     this.equalityCache = new EqualityCache(settled);
+    this.indexIterators = new KeptIterators(db, indexesRange(), settled);
     this.recordCache = entryCacheBytes > 0 ? new RecordCache(settled, entryCacheBytes) : undefined;
   }
 
@@ -196,29 +206,38 @@ export class EntryReads {
       return;
     }
     const stamp = this.equalityCache.begin();
-    const iterator = this.db.keys(range);
+    const lease = this.indexIterators.take();
+    let ended = false;
     try {
-      let keys = await this.dnKeysOf(iterator);
-      if (keys.length < INDEX_BATCH) {
-        const more = await this.dnKeysOf(iterator); // at once, with no trip, when the iterator has ended
-        if (more.length === 0) this.equalityCache.keep(range.gte, keys, stamp);
-        for (const found of this.entriesAt(keys, baseKey, scope)) yield found;
-        keys = more;
+      lease.iterator.seek(range.gte);
+      let batch = await this.dnKeysUnder(lease.iterator, range.gte, FIRST_INDEX_BATCH);
+      let keys = batch.keys;
+      if (!batch.last) {
+        batch = await this.dnKeysUnder(lease.iterator, range.gte, INDEX_BATCH);
+        keys = keys.concat(batch.keys);
       }
-      while (keys.length > 0) {
-        for (const found of this.entriesAt(keys, baseKey, scope)) yield found;
-        keys = await this.dnKeysOf(iterator);
+      if (batch.last) this.equalityCache.keep(range.gte, keys, stamp);
+      for (const found of this.entriesAt(keys, baseKey, scope)) yield found;
+      while (!batch.last) {
+        batch = await this.dnKeysUnder(lease.iterator, range.gte, INDEX_BATCH);
+        for (const found of this.entriesAt(batch.keys, baseKey, scope)) yield found;
       }
+      ended = true;
     } finally {
-      await iterator.close();
+      this.indexIterators.give(lease, ended);
     }
   }
 
-  /** The dnKeys of the iterator's next INDEX_BATCH index keys. */
-  private async dnKeysOf(iterator: { nextv(size: number): Promise<string[]> }): Promise<string[]> {
-    const indexKeys = await iterator.nextv(INDEX_BATCH);
-    this.stats.indexKeysRead += indexKeys.length;
-    return indexKeys.map(dnKeyOfIndexKey);
+  /**
+   * The dnKeys of the iterator's next `size` index keys that start with `prefix` (one value's
+   * keys: the iterator covers the whole index, so the key after them is read too); `last` when no
+   * more of them follow.
+   */
+  private async dnKeysUnder(iterator: { nextv(size: number): Promise<string[]> }, prefix: string, size: number): Promise<{ keys: string[]; last: boolean }> {
+    const indexKeys = await iterator.nextv(size);
+    const under = indexKeys.filter((key) => key.startsWith(prefix));
+    this.stats.indexKeysRead += under.length;
+    return { keys: under.map(dnKeyOfIndexKey), last: under.length < size };
   }
 
   /** The entries of these dnKeys that exist and are in scope, read synchronously. */

@@ -42,7 +42,7 @@ import { cancelOnExit, onExit } from '../src/harness/exit-cleanup.js';
 import { run } from '../src/harness/run.js';
 import { requireProgram, type Slapd } from '../src/harness/slapd.js';
 import {
-  importLeveldap, loadSlapd, makeLdifFile, serveLeveldap, serveSlapd, SLAPD_INDEX_LINES, slapdSettings, type BenchServer,
+  importLeveldap, loadSlapd, makeLdifFile, serveLeveldap, serveSlapd, SLAPD_INDEX_LINES, SLAPD_LARGE_MAP_BYTES, slapdSettings, type BenchServer,
 } from '../src/bench-schemes/servers.js';
 import {
   growthLines, jsonReport, mainTable, seriesTable, type BindRun, type ImportFigures, type Machine, type ServerName, type Settings, type SizeResult,
@@ -57,11 +57,9 @@ const FIRST: ServerName = process.env.FIRST === 'leveldap' ? 'leveldap' : 'slapd
 const SERVE_ARGS = (process.env.SERVE_ARGS ?? '').split(' ').filter(Boolean);
 const DISK_CHECK = process.env.DISK_CHECK !== '0';
 const SUFFIX = 'dc=example,dc=com';
-/** slapd's mdb map: address space only, room for far more than a million users (1,461 MB in the issue's probe). */
-const SLAPD_MAX_SIZE = 16 * 2 ** 30;
 /** What a user takes at most while a size runs: its LDIF (~680 B), slapd's database (~1.5 KB), leveldap's before compaction (~1 KB), with room to spare. */
 const DISK_BYTES_PER_USER = 4096;
-const SLAPD = { ...slapdSettings(), databaseLines: SLAPD_INDEX_LINES, maxSize: SLAPD_MAX_SIZE } as const;
+const SLAPD = { ...slapdSettings(), databaseLines: SLAPD_INDEX_LINES, maxSize: SLAPD_LARGE_MAP_BYTES } as const;
 
 const log = (text: string) => process.stderr.write(`bench-scale: ${text}\n`);
 

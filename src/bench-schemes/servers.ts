@@ -125,6 +125,12 @@ export function slapdSettings(cores = availableParallelism()): { threads: number
   return { threads: Math.max(16, 4 * cores), logLevel: '0' };
 }
 
+/**
+ * An mdb map size for directories of a million users and more (16 GiB: address space only; the
+ * default 1 GiB cannot hold a million make-ldif users, which take about 1.9 GB in slapd).
+ */
+export const SLAPD_LARGE_MAP_BYTES = 16 * 2 ** 30;
+
 /** leveldap's default indexes (DEFAULT_INDEXES, equality; presence is answered from them) as slapd.conf `index` lines. */
 export const SLAPD_INDEX_LINES: readonly string[] = DEFAULT_INDEXES.map((name) => `index ${name} eq`);
 

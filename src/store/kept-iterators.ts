@@ -2,9 +2,8 @@
  * LevelDB iterators over the equality index, kept between lookups by each thread. Closing an
  * iterator costs a trip to LevelDB's thread beyond the read, and making one sets up its view of
  * every table; a kept one is moved with a seek, and a lookup that misses the equality cache takes
- * 43-46 µs of CPU instead of 67-84 (100,000 and
- * 1,000,000 users, docs/performance.md, "Index iterators kept between lookups (2026-12-04, the AMD
- * EPYC host)").
+ * 43-46 µs of CPU instead of 67-84 (100,000 and 1,000,000 users, docs/performance.md, "Index
+ * iterators kept between lookups (2026-12-04, the AMD EPYC host)").
  *
  * An iterator reads the database as it was when it was made, so a kept one is lent only while no
  * write has finished since (the write gate's settled count, as the caches of stamped-cache.ts

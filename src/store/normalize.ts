@@ -82,7 +82,7 @@ function computeNormalizedAva(ava: Ava): string {
 
 /** One RDN in canonical form: types by canonical name, values by their matching rule, AVAs sorted. */
 export function normalizeRdn(rdn: Rdn): string {
-  return rdn.length === 1 ? normalizeAva(rdn[0]!) : rdn.map(normalizeAva).sort().join('+');
+  return joinedAvas(rdn, normalizeAva);
 }
 
 /**
@@ -90,7 +90,12 @@ export function normalizeRdn(rdn: Rdn): string {
  * first RDN of one of a million bind names (its parent's RDNs are the ones that repeat).
  */
 export function normalizeLeafRdn(rdn: Rdn): string {
-  return rdn.length === 1 ? computeNormalizedAva(rdn[0]!) : rdn.map(computeNormalizedAva).sort().join('+');
+  return joinedAvas(rdn, computeNormalizedAva);
+}
+
+/** An RDN's AVAs, each normalized, sorted and joined by '+' (one AVA as it is). */
+function joinedAvas(rdn: Rdn, normalize: (ava: Ava) => string): string {
+  return rdn.length === 1 ? normalize(rdn[0]!) : rdn.map(normalize).sort().join('+');
 }
 
 export function normalizeDn(dn: Dn | string): string {

@@ -21,6 +21,11 @@ export async function dns(store: DirectoryStore, base: string, scope: Scope, hin
   return found.sort();
 }
 
+/** The DNs (sorted) an equality term finds under dc=example,dc=com. */
+export function equalDns(store: DirectoryStore, attribute: string, value: string): Promise<string[]> {
+  return dns(store, 'dc=example,dc=com', 'sub', { equality: { attribute, value: Buffer.from(value) } });
+}
+
 /** Asserts that `promise` fails with a DirectoryError of this result code (and message, and matchedDN). */
 export function rejectsWith(code: number, promise: Promise<unknown>, message?: RegExp, matchedDn?: string): Promise<void> {
   return assert.rejects(promise, (error: unknown) => {

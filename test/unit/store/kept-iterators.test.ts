@@ -10,7 +10,7 @@ import { Level } from 'level';
 import { KeptIterators } from '../../../src/store/kept-iterators.js';
 import type { Db } from '../../../src/store/level.js';
 import { type DirectoryStore, deleteEntry, modifyEntry, parseDn } from '../../../src/store/index.js';
-import { dns, peopleStore, person, tempDir } from '../../helpers/store.js';
+import { equalDns, peopleStore, person, tempDir } from '../../helpers/store.js';
 
 describe('KeptIterators', () => {
   let dir: Awaited<ReturnType<typeof tempDir>>;
@@ -60,7 +60,7 @@ describe('DirectoryStore: lookups through kept iterators see every write', () =>
   let dir: Awaited<ReturnType<typeof tempDir>>;
   let store: DirectoryStore;
   const ADMIN = { actor: 'cn=admin' };
-  const find = (attribute: string, value: string) => dns(store, 'dc=example,dc=com', 'sub', { equality: { attribute, value: Buffer.from(value) } });
+  const find = (attribute: string, value: string) => equalDns(store, attribute, value);
 
   before(async () => {
     dir = await tempDir();

@@ -8,7 +8,7 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { EqualityCache, RecordCache, EQUALITY_CACHE_KEYS, RECORD_PAUSE_WINDOWS, RECORD_WINDOW } from '../../../src/store/stamped-cache.js';
 import { DirectoryStore, deleteEntry, modifyEntry, parseDn, type Modification } from '../../../src/store/index.js';
-import { dns, peopleStore, person, tempDir } from '../../helpers/store.js';
+import { equalDns, peopleStore, person, tempDir } from '../../helpers/store.js';
 import { randomBytes } from 'node:crypto';
 import { Level } from 'level';
 import { entryCacheBytes } from '../../../src/store/level.js';
@@ -94,7 +94,7 @@ describe('DirectoryStore: equality lookups through the cache', () => {
   const ADMIN = { actor: 'cn=admin' };
   const change = (op: Modification['op'], attribute: string, value: string): Modification => ({ op, attribute, values: [Buffer.from(value)] });
 
-  const find = (attribute: string, value: string) => dns(store, 'dc=example,dc=com', 'sub', { equality: { attribute, value: Buffer.from(value) } });
+  const find = (attribute: string, value: string) => equalDns(store, attribute, value);
 
   before(async () => {
     dir = await tempDir();

@@ -172,7 +172,7 @@ export class Authenticator {
     const { admin, store, lockout, decoys } = this.parts;
     if (target.normalized === admin.normalizedDn) return { isAdmin: true, stored: [admin.stored] };
     if (!lockout.enabled) {
-      const stored = texts(store.valuesByKeySync(target.key, 'userPassword') ?? []);
+      const stored = texts(store.passwordsByKeySync(target.key) ?? []);
       decoys.offer(stored);
       return { isAdmin: false, stored };
     }

@@ -42,6 +42,11 @@ export function buildContext(seed: ContextSeed, store: DirectoryStore, registry:
     stats.set(SLOT.entryCacheHits, store.stats.recordCacheHits);
     stats.set(SLOT.entryCacheMisses, store.stats.recordCacheMisses);
     stats.set(SLOT.entryCacheBytes, store.entryCacheBytes);
+    const table = store.passwords;
+    if (table === undefined) return;
+    stats.set(SLOT.passwordTableHits, table.stats.hits);
+    stats.set(SLOT.passwordTableMisses, table.stats.misses);
+    if (thread === 0) stats.set(SLOT.passwordTableBytes, table.bytesUsed);
   });
   registry.memoryBudget.onWaited = (seconds) => {
     monitor.stats.add(SLOT.hashWaits);

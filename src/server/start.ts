@@ -3,7 +3,9 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { pino, type DestinationStream, type Logger } from 'pino';
-import { generalizedTime, normalizeDn, DirectoryStore, DEFAULT_ENTRY_CACHE_MB, SharedSlots, WriteGate } from '../store/index.js';
+import {
+  generalizedTime, normalizeDn, DirectoryStore, DEFAULT_ENTRY_CACHE_MB, DEFAULT_PASSWORD_TABLE_MB, PasswordTable, SharedSlots, WriteGate,
+} from '../store/index.js';
 import type { StoreNode } from '../store/postgres/index.js';
 import { registryRecipe, type SchemeRegistry } from '../password/index.js';
 import { checkPolicy, policyParams, resolveDefaultScheme, DEFAULT_POLICY, type PasswordPolicy } from '../policy/index.js';
@@ -34,6 +36,10 @@ export interface StartOptions {
   readonly cacheMb?: number;
   /** Entry records kept per serving thread, MiB (the store's default when absent; 0: none). */
   readonly entryCacheMb?: number;
+  /** The password table shared by the serving threads, MiB (DEFAULT_PASSWORD_TABLE_MB when absent; 0: none). */
+  readonly passwordTableMb?: number;
+  /** Read every account's values into it at start (else binds fill it as they come). */
+  readonly fillPasswordTable?: boolean;
   readonly config: ServerConfig;
   readonly registry: SchemeRegistry;
   readonly defaultScheme: string;
@@ -186,6 +192,26 @@ async function serveMetrics(
   return startMetricsServer(metrics, registry, { store, peers: serving.peers, threads: monitor.threads }, log);
 }
 
+/**
+ * The password table's shared memory (password-table.ts), or none: --password-table-mb 0, or
+ * lockout on (a bind then reads the whole entry, for its lockout attributes).
+ */
+function passwordTableMemory(mb = DEFAULT_PASSWORD_TABLE_MB, settings: PasswordPolicy): SharedArrayBuffer | undefined {
+  return mb > 0 && settings.maxFailures === 0 ? PasswordTable.allocate(mb) : undefined;
+}
+
+/** Logs what the password table is, and fills it behind the listeners when asked (DirectoryStore.fillPasswordTable). */
+function passwordTableReport(store: DirectoryStore, fill: boolean, log: Logger): void {
+  const table = store.passwords;
+  log.info({ passwordTable: table !== undefined, maxMb: table && table.buffer.byteLength / 2 ** 20, fill: table !== undefined && fill }, 'password table');
+  if (table === undefined || !fill) return;
+  const started = performance.now();
+  store.fillPasswordTable().then(
+    (kept) => log.info({ kept, bytes: table.bytesUsed, full: table.full, seconds: Math.round(performance.now() - started) / 1000 }, 'password table filled'),
+    (error: unknown) => log.warn({ err: error }, 'filling the password table stopped (binds read the database and fill it)'),
+  );
+}
+
 /** What the entry cache will be in each serving thread (the main thread's store made the same decision). */
 function entryCacheDecision(store: DirectoryStore, asked = DEFAULT_ENTRY_CACHE_MB): Record<string, unknown> {
   if (store.entryCacheBytes > 0) return { entryCacheMb: asked, perThread: true };
@@ -199,8 +225,10 @@ export async function startServer(options: StartOptions): Promise<Started> {
   const sharedLocks = SharedSlots.allocate();
   const writeGate = WriteGate.allocate();
   const threads = threadCount(options.threads, settings, log, options.postgres !== undefined);
+  const passwordTable = passwordTableMemory(options.passwordTableMb, settings);
   const store = await DirectoryStore.open(options.dataDir, {
-    cacheMb: options.cacheMb, entryCacheMb: options.entryCacheMb, log, ...(threads > 1 && { threads: { sharedLocks, writeGate, owner: mainOwner(threads) } }),
+    cacheMb: options.cacheMb, entryCacheMb: options.entryCacheMb, log, ...(passwordTable && { passwordTable }),
+    ...(threads > 1 && { threads: { sharedLocks, writeGate, owner: mainOwner(threads) } }),
   });
   let node: StoreNode | undefined;
   try {
@@ -219,7 +247,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
     }
     const plan: ThreadPlan = {
       seed, recipe: registryRecipe(options.registry), dataDir: options.dataDir, cacheMb: options.cacheMb, entryCacheBytes: store.entryCacheBytes, logLevel: options.logLevel,
-      sharedLocks, writeGate, counters: newCounters(), addressCounts: AddressCounts.allocate(options.config.limits.maxConnections),
+      sharedLocks, writeGate, ...(passwordTable && { passwordTable }), counters: newCounters(), addressCounts: AddressCounts.allocate(options.config.limits.maxConnections),
     };
     const serving = threads > 1 ? await serveOnThreads(plan, threads, log, stream) : await serveHere(plan, store, options.registry, log);
     const { server } = serving;
@@ -232,6 +260,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
       host: server.host, port: server.port, ldapsPort: server.ldapsPort, data: options.dataDir, scheme: settings.defaultScheme, threads,
       ...(metrics && { metricsHost: metrics.host, metricsPort: metrics.port }),
     }, 'leveldap is listening');
+    passwordTableReport(store, options.fillPasswordTable === true, log);
     const stop = async (): Promise<void> => {
       await metrics?.stop();
       await server.stop();

@@ -58,6 +58,12 @@ export function parentKeyOf(key: string): string {
 export const metaKey = (name: string): string => `m${SEPARATOR}${name}`;
 export const entryKey = (key: string): string => `e${SEPARATOR}${key}`;
 export const suffixKey = (key: string): string => `s${SEPARATOR}${key}`;
+const ENTRY_PREFIX = `e${SEPARATOR}`;
+
+/** The dnKey of an entry record's key (entryKey), or undefined for a key of another space. */
+export function dnKeyOfEntryKey(key: string): string | undefined {
+  return key.startsWith(ENTRY_PREFIX) ? key.slice(ENTRY_PREFIX.length) : undefined;
+}
 
 /**
  * Every key starting with `prefix` (which ends with the \x00 separator): up to the same prefix

@@ -44,6 +44,11 @@ export interface OpenOptions {
    * the writes of every thread.
    */
   readonly threads?: { readonly sharedLocks: SharedArrayBuffer; readonly writeGate: SharedArrayBuffer; readonly owner: number };
+  /**
+   * The shared memory of the password table (PasswordTable.allocate): every account's
+   * userPassword values, kept for binds by every thread of the process (password-table.ts).
+   */
+  readonly passwordTable?: SharedArrayBuffer;
   /** Where a failed write, and writes resuming, are told (docs/durability.md). */
   readonly log?: StoreLog;
 }

@@ -18,6 +18,7 @@ import { normalizeValue } from './normalize.js';
 import { typeKey } from './schema.js';
 import { EqualityCache, RecordCache } from './stamped-cache.js';
 import { KeptIterators } from './kept-iterators.js';
+import { hashKey, type PasswordTable } from './password-table.js';
 
 export type Scope = 'base' | 'one' | 'sub';
 
@@ -31,6 +32,9 @@ export type IndexHint =
   | { readonly present: string }
   | { readonly membersOf: readonly string[] }
   | { readonly entries: readonly string[] };
+
+/** What a bind reads of its account (passwordsSync). */
+export const PASSWORD_ATTRIBUTE = 'userPassword';
 
 /** Entries read at once for a search whose candidates are known keys (the members of groups). */
 const KNOWN_BATCH = 64;
@@ -72,8 +76,14 @@ export class EntryReads {
   /** Recent entry records, kept while no write finishes (this thread's); none when the directory does not fit (level.ts, entryCacheBytes). */
   private readonly recordCache: RecordCache | undefined;
 
-  /** `settled`: the write gate's count of finished writes (a cached answer is good until it moves). */
-  constructor(private readonly db: Db, private readonly indexed: ReadonlySet<string>, private readonly memberships: Memberships, settled: () => number, entryCacheBytes: number) {
+  /**
+   * `settled`: the write gate's count of finished writes (a cached answer is good until it moves);
+   * `passwords`: the userPassword values shared by every thread (password-table.ts), if kept.
+   */
+  constructor(
+    private readonly db: Db, private readonly indexed: ReadonlySet<string>, private readonly memberships: Memberships, settled: () => number, entryCacheBytes: number,
+    private readonly passwords?: PasswordTable,
+  ) {
     this.equalityCache = new EqualityCache(settled);
     this.indexIterators = new KeptIterators(db, indexesRange(), settled);
     this.recordCache = entryCacheBytes > 0 ? new RecordCache(settled, entryCacheBytes) : undefined;
@@ -85,6 +95,19 @@ export class EntryReads {
     if (record === undefined) return undefined;
     this.stats.entriesRead += 1;
     return decodeValues(record, description);
+  }
+
+  /** The userPassword values of the entry at this dnKey (undefined: no such entry): from the password table when it holds them. */
+  passwordsSync(key: string): Buffer[] | undefined {
+    const table = this.passwords;
+    if (table === undefined) return this.valuesSync(key, PASSWORD_ATTRIBUTE);
+    const hash = hashKey(key);
+    const held = table.lookup(key, hash);
+    if (held !== undefined) return held;
+    const mark = table.markOf(hash);
+    const values = this.valuesSync(key, PASSWORD_ATTRIBUTE);
+    if (values !== undefined) table.keep(key, hash, values, mark);
+    return values;
   }
 
   /**

@@ -174,13 +174,21 @@ describe('monitoring: cn=Monitor and /metrics', { skip }, () => {
     }
   });
 
-  test('the entry cache\'s hits, misses and size, in /metrics and cn=Monitor (copied from each thread about once a second)', async () => {
+  test('the entry cache\'s and the password table\'s hits, misses and size, in /metrics and cn=Monitor (copied from each thread about once a second)', async () => {
+    for (let i = 0; i < 4; i += 1) {
+      const read = await ldapTool('ldapsearch', server.url, ['-LLL', '-b', userDn(9), '-s', 'base', '1.1'], admin(server));
+      assert.equal(read.code, 0, read.stderr);
+    }
     await new Promise((resolve) => setTimeout(resolve, 1200));
     const { text } = await scrape(port);
     const hits = sample(text, 'leveldap_entry_cache_hits_total') ?? 0;
     const misses = sample(text, 'leveldap_entry_cache_misses_total') ?? 0;
     assert.ok(misses >= 50 && misses <= BINDS * 2, `every user's record read from LevelDB at least once: ${misses}`);
-    assert.ok(hits > 0, 'a bind reads its account twice (before and after the verification): the second is a hit');
+    assert.ok(hits > 0, 'the same entry searched again (on a thread that read it before) is a hit');
+    const tableHits = sample(text, 'leveldap_password_table_hits_total') ?? 0;
+    assert.ok(tableHits > 0, `${BINDS} binds of 50 users: a user's second bind is a hit of the password table`);
+    assert.ok((sample(text, 'leveldap_password_table_misses_total') ?? 0) >= 50, 'every user\'s first bind reads LevelDB');
+    assert.ok((sample(text, 'leveldap_password_table_bytes') ?? 0) > 50 * 100, 'about 150 bytes a user');
     assert.equal(sample(text, 'leveldap_entry_cache_bytes'), THREADS * 16 * 2 ** 20, '50 users fit: each thread has its 16 MiB cache');
     const { entries } = await readMonitor(server, admin(server), 'cn=Entry Cache,cn=Monitor');
     assert.ok(number(entryOf(entries, 'cn=Hits,cn=Entry Cache,cn=Monitor'), 'monitorCounter') >= hits);

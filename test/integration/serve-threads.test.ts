@@ -18,7 +18,7 @@ import { canConnect, findProgram, freePort } from '../../src/harness/slapd.js';
 import { collect } from '../../src/harness/run.js';
 import { spawn } from 'node:child_process';
 import { populateDatabase, startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
-import { ldapTool, parseLdifOutput, RawConnection, type Credentials } from '../helpers/ldap-client.js';
+import { ldapTool, parseLdifOutput, RawConnection, valuesOf, type Credentials } from '../helpers/ldap-client.js';
 import { addRequest, bindRequest, exchange } from '../helpers/ldap-requests.js';
 import { makeTestCertificate } from '../helpers/tls.js';
 import { fixturePath, leveldapBin } from '../helpers/paths.js';
@@ -103,6 +103,34 @@ describe('leveldap serve --threads 2', { skip }, () => {
     } finally {
       writer.socket.destroy();
     }
+  });
+
+  test('a password changed on one connection: at once, on both threads, only the new one binds (the shared password table)', async () => {
+    const user = userDn(3);
+    const binds = async (password: string) => Promise.all(Array.from({ length: 16 }, async () => {
+      const connection = await RawConnection.open(server.port);
+      try {
+        return (await exchange(connection, 1, bindRequest(1, user, password))).code;
+      } finally {
+        connection.socket.destroy();
+      }
+    }));
+    assert.deepEqual(new Set(await binds('password')), new Set([0]), 'the table holds the first password');
+    let old = 'password';
+    for (const next of ['changed-1', 'changed-2', 'changed-3']) {
+      const changed = await ldapTool('ldapmodify', server.url, [], admin, `dn: ${user}\nchangetype: modify\nreplace: userPassword\nuserPassword: ${next}\n`);
+      assert.equal(changed.code, 0, changed.stderr);
+      assert.deepEqual(new Set(await binds(old)), new Set([49]), `${old} after the change to ${next}`);
+      assert.deepEqual(new Set(await binds(next)), new Set([0]), next);
+      old = next;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1200)); // the threads' samplers copy their counts about once a second
+    const monitor = await ldapTool('ldapsearch', server.url, ['-LLL', '-b', 'cn=Password Table,cn=Monitor', '(objectClass=*)', 'monitorCounter'], admin);
+    assert.equal(monitor.code, 0, monitor.stderr);
+    const counts = new Map(parseLdifOutput(monitor.stdout).map((entry) => [entry.dn.split(',')[0], Number(valuesOf(entry, 'monitorCounter')[0])]));
+    assert.ok(counts.get('cn=Hits')! >= 48, `hits ${counts.get('cn=Hits')}: the repeated binds of each password`);
+    assert.ok(counts.get('cn=Misses')! >= 4, `misses ${counts.get('cn=Misses')}: the first read, and one after each change`);
+    assert.ok(counts.get('cn=Bytes')! > 0);
   });
 
   test('--max-connections holds over both threads: the 41st connection is closed, a freed place is taken again', async () => {

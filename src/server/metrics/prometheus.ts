@@ -86,6 +86,9 @@ function bindMetrics(registry: Registry, reader: StatsReader): void {
   sampled(registry, 'leveldap_entry_cache_hits_total', 'Entry records read from the entry cache (copied about once a second)', 'counter', () => one(reader.value(SLOT.entryCacheHits)));
   sampled(registry, 'leveldap_entry_cache_misses_total', 'Entry records read from LevelDB while the entry cache was on', 'counter', () => one(reader.value(SLOT.entryCacheMisses)));
   sampled(registry, 'leveldap_entry_cache_bytes', 'The entry caches\' size over all serving threads (0: off)', 'gauge', () => one(reader.value(SLOT.entryCacheBytes)));
+  sampled(registry, 'leveldap_password_table_hits_total', 'Binds whose account the password table answered (copied about once a second)', 'counter', () => one(reader.value(SLOT.passwordTableHits)));
+  sampled(registry, 'leveldap_password_table_misses_total', 'Binds that read their account from LevelDB while the password table was on', 'counter', () => one(reader.value(SLOT.passwordTableMisses)));
+  sampled(registry, 'leveldap_password_table_bytes', 'Bytes of records the password table holds (0: off)', 'gauge', () => one(reader.value(SLOT.passwordTableBytes)));
   sampled(registry, 'leveldap_bind_cache_misses_total', 'Binds of a costly scheme the verified-bind cache could not answer', 'counter', () => one(reader.value(SLOT.bindCacheMisses)));
   sampled(registry, 'leveldap_lockouts_total', 'Accounts locked after failed binds', 'counter', () => one(reader.value(SLOT.lockouts)));
 }

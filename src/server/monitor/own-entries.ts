@@ -35,6 +35,7 @@ export function policy(snapshot: MonitorSnapshot): Entry[] {
   const cache = under('Bind Cache', MONITOR_DN);
   const entryCache = under('Entry Cache', MONITOR_DN);
   const passwords = under('Passwords', MONITOR_DN);
+  const table = under('Password Table', MONITOR_DN);
   const hashing = under('Hashing', MONITOR_DN);
   return [
     container('Bind Cache', 'leveldap: the verified-bind cache (--bind-cache-ttl).'),
@@ -44,6 +45,10 @@ export function policy(snapshot: MonitorSnapshot): Entry[] {
     counter('Hits', entryCache, reader.value(SLOT.entryCacheHits)),
     counter('Misses', entryCache, reader.value(SLOT.entryCacheMisses)),
     counter('Bytes', entryCache, reader.value(SLOT.entryCacheBytes), attribute('description', 'The caches\' size over all threads (0: off)')),
+    container('Password Table', 'leveldap: every account\'s userPassword values in memory shared by the serving threads (--password-table-mb), filled by binds. Counted about once a second.'),
+    counter('Hits', table, reader.value(SLOT.passwordTableHits)),
+    counter('Misses', table, reader.value(SLOT.passwordTableMisses), attribute('description', 'Binds that read their account from LevelDB (first read, or written since)')),
+    counter('Bytes', table, reader.value(SLOT.passwordTableBytes), attribute('description', 'Bytes of records held (0: off)')),
     container('Passwords', 'leveldap: the password policy at work.'),
     counter('Re-encoded', passwords, snapshot.reencoded, attribute('description', 'Stored passwords re-encoded after a bind')),
     counter('Lockouts', passwords, reader.value(SLOT.lockouts), attribute('description', 'Accounts locked after failed binds')),

@@ -57,8 +57,13 @@ export const SLOT = {
   entryCacheMisses: 20,
   /** Gauge: the entry cache's size in bytes, 0 when off. */
   entryCacheBytes: 21,
+  /** The password table's hits and misses (each thread's lookups, copied about once a second). */
+  passwordTableHits: 22,
+  passwordTableMisses: 23,
+  /** Gauge: the bytes of records the password table holds (one table for every thread: counted by thread 0 only). */
+  passwordTableBytes: 24,
 } as const;
-const FIXED_SLOTS = 22;
+const FIXED_SLOTS = 25;
 
 export interface StatsLayout {
   readonly schemes: readonly string[];

@@ -17,6 +17,8 @@ export interface ThreadPlan {
   readonly sharedLocks: SharedArrayBuffer;
   /** WriteGate's buffer: a failed write suspends the writes of every thread. */
   readonly writeGate: SharedArrayBuffer;
+  /** The password table's buffer (password-table.ts), if kept: every thread's binds read and fill it. */
+  readonly passwordTable?: SharedArrayBuffer;
   /** Counts shared by every thread (counters.ts). */
   readonly counters: Counters;
   /** Connections per client address over every thread (AddressCounts' table). */

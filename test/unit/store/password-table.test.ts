@@ -1,0 +1,136 @@
+/**
+ * The password table (src/store/password-table.ts): userPassword values in shared memory, used
+ * only while no write to their entry has finished since they were read; and through the store,
+ * a bind's read answered from it, filled at start, and every write seen by the next read.
+ */
+import { test, describe, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { hashKey, MAX_RECORD_BYTES, PasswordTable } from '../../../src/store/password-table.js';
+import { DirectoryStore, deleteEntry, dnKey, modifyEntry, parseDn, renameEntry, type Modification } from '../../../src/store/index.js';
+import { BASE, PEOPLE, person, tempDir } from '../../helpers/store.js';
+
+const values = (...texts: string[]) => texts.map((text) => Buffer.from(text));
+const texts = (found: Buffer[] | undefined) => found?.map(String);
+
+/** Keeps `held` for `key` as a reader would: the mark read first. */
+function keep(table: PasswordTable, key: string, ...held: string[]): boolean {
+  const hash = hashKey(key);
+  return table.keep(key, hash, values(...held), table.markOf(hash));
+}
+
+const lookup = (table: PasswordTable, key: string) => texts(table.lookup(key, hashKey(key)));
+
+describe('PasswordTable', () => {
+  test('values kept are found by their key, by any holder of the memory; other keys are not', () => {
+    const buffer = PasswordTable.allocate(4);
+    const table = new PasswordTable(buffer);
+    assert.equal(keep(table, 'dc=com\x01uid=a', '{SSHA}one', '{SSHA}two'), true);
+    assert.equal(keep(table, 'dc=com\x01uid=none'), true);
+    assert.deepEqual(lookup(table, 'dc=com\x01uid=a'), ['{SSHA}one', '{SSHA}two']);
+    assert.deepEqual(lookup(new PasswordTable(buffer), 'dc=com\x01uid=a'), ['{SSHA}one', '{SSHA}two'], 'another thread\'s view');
+    assert.deepEqual(lookup(table, 'dc=com\x01uid=none'), [], 'an entry without a password');
+    assert.equal(lookup(table, 'dc=com\x01uid=b'), undefined);
+    assert.equal(lookup(table, 'dc=com\x01uid=A'), undefined);
+    assert.deepEqual(table.stats, { hits: 2, misses: 2 }, 'this holder\'s lookups');
+  });
+
+  test('a write to the entry makes its values stale; values read before the write landed are never used', () => {
+    const table = new PasswordTable(PasswordTable.allocate(4));
+    const key = 'dc=com\x01uid=a';
+    keep(table, key, 'old');
+    table.touched(key);
+    assert.equal(lookup(table, key), undefined, 'written since they were read');
+    const hash = hashKey(key);
+    const mark = table.markOf(hash); // a reader's mark, then its read of the old record...
+    table.touched(key); // ...a write lands and finishes...
+    assert.equal(table.keep(key, hash, values('old'), mark), true);
+    assert.equal(lookup(table, key), undefined, '...so what it read is not used');
+    keep(table, key, 'new');
+    assert.deepEqual(lookup(table, key), ['new']);
+    table.touchedAll();
+    assert.equal(lookup(table, key), undefined, 'every record stale');
+  });
+
+  test('marks copied before a walk: a record kept with them is stale if its entry was written meanwhile', () => {
+    const table = new PasswordTable(PasswordTable.allocate(4));
+    const marks = table.copyMarks();
+    table.touched('k2');
+    for (const key of ['k1', 'k2']) table.keep(key, hashKey(key), values(`${key}-value`), PasswordTable.markIn(marks, hashKey(key)));
+    assert.deepEqual(lookup(table, 'k1'), ['k1-value']);
+    assert.equal(lookup(table, 'k2'), undefined);
+  });
+
+  test('keys beyond the first index size are all kept (the index is rebuilt larger)', () => {
+    const table = new PasswordTable(PasswordTable.allocate(64));
+    const count = 150_000;
+    for (let n = 0; n < count; n += 1) assert.equal(keep(table, `uid=user.${n}`, `{SSHA512}hash-of-${n}`), true);
+    assert.equal(table.size, count);
+    for (let n = 0; n < count; n += 7) assert.deepEqual(lookup(table, `uid=user.${n}`), [`{SSHA512}hash-of-${n}`]);
+  });
+
+  test('a full table keeps no more and says so; what it holds stays exact', () => {
+    const table = new PasswordTable(PasswordTable.allocate(4));
+    let kept = 0;
+    while (!table.full) {
+      assert.equal(keep(table, `uid=user.${kept}`, 'x'.repeat(200)), true);
+      kept += 1;
+    }
+    assert.ok(kept > 5_000, `${kept} records of ~230 bytes in about 3 MiB`);
+    for (let n = 0; n < kept; n += 13) assert.deepEqual(lookup(table, `uid=user.${n}`), ['x'.repeat(200)]);
+  });
+
+  test('what it cannot hold: keys with chars above 255, records over the limit', () => {
+    const table = new PasswordTable(PasswordTable.allocate(4));
+    assert.equal(hashKey('uid=\u0416'), 0);
+    assert.equal(keep(table, 'uid=\u0416', 'secret'), false);
+    assert.equal(lookup(table, 'uid=\u0416'), undefined);
+    assert.equal(keep(table, 'uid=big', 'x'.repeat(MAX_RECORD_BYTES)), false);
+    assert.deepEqual(keep(table, 'uid=caf\u00e9', 'latin-1 key'), true);
+    assert.deepEqual(lookup(table, 'uid=caf\u00e9'), ['latin-1 key']);
+  });
+});
+
+describe('the store with a password table', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let store: DirectoryStore;
+  const USERS = 40;
+  const dnOf = (n: number) => parseDn(`uid=user.${n},ou=People,dc=example,dc=com`);
+  const passwords = (n: number) => texts(store.passwordsByKeySync(dnKey(dnOf(n))));
+  const change = (op: Modification['op'], attribute: string, ...vals: string[]): Modification => ({ op, attribute, values: values(...vals) });
+  const ADMIN = { actor: 'cn=admin' };
+
+  before(async () => {
+    dir = await tempDir();
+    const seed = await DirectoryStore.open(dir.path, { entryCacheMb: 0 });
+    await seed.add(BASE, { allowNewSuffix: true, actor: 'cn=admin' });
+    await seed.add(PEOPLE);
+    for (let n = 0; n < USERS; n += 1) await seed.add(person(n, { userPassword: `{CLEARTEXT}secret-${n}` }));
+    await seed.close();
+    store = await DirectoryStore.open(dir.path, { entryCacheMb: 0, passwordTable: PasswordTable.allocate(4) });
+  });
+  after(async () => { await store.close(); await dir.remove(); });
+
+  test('filled at start with every entry; a bind\'s read then reads no record', async () => {
+    assert.equal(await store.fillPasswordTable(), USERS + 2);
+    const read = store.stats.entriesRead;
+    for (let n = 0; n < USERS; n += 1) assert.deepEqual(passwords(n), [`{CLEARTEXT}secret-${n}`]);
+    assert.equal(store.stats.entriesRead, read);
+    assert.equal(store.passwordsByKeySync(dnKey(dnOf(USERS))), undefined, 'no such entry');
+  });
+
+  test('a modify, a rename and a delete are seen by the next read', async () => {
+    await modifyEntry(store, dnOf(1), [change('replace', 'userPassword', '{CLEARTEXT}changed')], ADMIN);
+    assert.deepEqual(passwords(1), ['{CLEARTEXT}changed']);
+    await modifyEntry(store, dnOf(1), [change('add', 'userPassword', '{CLEARTEXT}second')], ADMIN);
+    assert.deepEqual(passwords(1), ['{CLEARTEXT}changed', '{CLEARTEXT}second']);
+    await modifyEntry(store, dnOf(2), [change('delete', 'userPassword')], ADMIN);
+    assert.deepEqual(passwords(2), []);
+    await renameEntry(store, dnOf(3), { newRdn: parseDn('uid=renamed')[0]!, deleteOldRdn: true }, ADMIN);
+    assert.equal(passwords(3), undefined, 'the old name');
+    assert.deepEqual(texts(store.passwordsByKeySync(dnKey(parseDn('uid=renamed,ou=People,dc=example,dc=com')))), ['{CLEARTEXT}secret-3']);
+    await deleteEntry(store, dnOf(4));
+    assert.equal(passwords(4), undefined);
+    await store.add(person(4, { userPassword: '{CLEARTEXT}again' }));
+    assert.deepEqual(passwords(4), ['{CLEARTEXT}again'], 'added again under the same name');
+  });
+});

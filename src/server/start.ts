@@ -23,6 +23,7 @@ import { MemoryReclaimer } from './net/memory-reclaim.js';
 import { listen, type RunningServer } from './net/listener.js';
 import type { ThreadPlan } from './threads/messages.js';
 import { allocateStats, StatsReader, statsLayout } from './monitor/stats.js';
+import { fillPasswordTable, type FillWhen } from './password-fill.js';
 import { MonitorPeers } from './monitor/peers.js';
 import { EntryCount } from './monitor/entry-count.js';
 import { metricsRegistry } from './metrics/prometheus.js';
@@ -38,8 +39,8 @@ export interface StartOptions {
   readonly entryCacheMb?: number;
   /** The password table shared by the serving threads, MiB (DEFAULT_PASSWORD_TABLE_MB when absent; 0: none). */
   readonly passwordTableMb?: number;
-  /** Read every account's values into it at start (else binds fill it as they come). */
-  readonly fillPasswordTable?: boolean;
+  /** When every account's values are read into it besides what binds keep (password-fill.ts; default quiet). */
+  readonly fillPasswordTable?: FillWhen;
   readonly config: ServerConfig;
   readonly registry: SchemeRegistry;
   readonly defaultScheme: string;
@@ -200,18 +201,6 @@ function passwordTableMemory(mb = DEFAULT_PASSWORD_TABLE_MB, settings: PasswordP
   return mb > 0 && settings.maxFailures === 0 ? PasswordTable.allocate(mb) : undefined;
 }
 
-/** Logs what the password table is, and fills it behind the listeners when asked (DirectoryStore.fillPasswordTable). */
-function passwordTableReport(store: DirectoryStore, fill: boolean, log: Logger): void {
-  const table = store.passwords;
-  log.info({ passwordTable: table !== undefined, maxMb: table && table.buffer.byteLength / 2 ** 20, fill: table !== undefined && fill }, 'password table');
-  if (table === undefined || !fill) return;
-  const started = performance.now();
-  store.fillPasswordTable().then(
-    (kept) => log.info({ kept, bytes: table.bytesUsed, full: table.full, seconds: Math.round(performance.now() - started) / 1000 }, 'password table filled'),
-    (error: unknown) => log.warn({ err: error }, 'filling the password table stopped (binds read the database and fill it)'),
-  );
-}
-
 /** What the entry cache will be in each serving thread (the main thread's store made the same decision). */
 function entryCacheDecision(store: DirectoryStore, asked = DEFAULT_ENTRY_CACHE_MB): Record<string, unknown> {
   if (store.entryCacheBytes > 0) return { entryCacheMb: asked, perThread: true };
@@ -260,7 +249,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
       host: server.host, port: server.port, ldapsPort: server.ldapsPort, data: options.dataDir, scheme: settings.defaultScheme, threads,
       ...(metrics && { metricsHost: metrics.host, metricsPort: metrics.port }),
     }, 'leveldap is listening');
-    passwordTableReport(store, options.fillPasswordTable === true, log);
+    fillPasswordTable(store, options.fillPasswordTable ?? 'quiet', new StatsReader(plan.seed.monitor.stats, statsLayout(plan.seed.monitor.schemes), plan.seed.monitor.threads), log);
     const stop = async (): Promise<void> => {
       await metrics?.stop();
       await server.stop();

@@ -52,6 +52,13 @@ interface PlannedAdd {
 /** Entry records read at once while the password table is filled at start. */
 const FILL_SLICE = 1024;
 
+/** Where a fill of the password table is: entries kept, the last entry key read, whether any are left. */
+interface PasswordWalk {
+  readonly kept: number;
+  readonly last?: string;
+  readonly more: boolean;
+}
+
 /** Tries of a write whose local copy was behind (StaleCopy), each after catching up. */
 const STALE_TRIES = 5;
 
@@ -325,32 +332,42 @@ export class DirectoryStore {
   }
 
   /**
-   * Reads every entry's userPassword values into the password table (`serve
-   * --fill-password-table`, behind the listeners: a bind that comes first reads LevelDB and keeps
-   * what it read). One walk over the
-   * entry records, from one snapshot, each kept with the marks copied before the snapshot was
-   * made, so a write landing meanwhile leaves its entries' records stale (a walk in slices, each
-   * from its own iterator, cost twice the CPU: 12 against 5-6 µs a record). Stops when the table
-   * is full or the store closes; returns how many entries it kept.
+   * Reads every entry's userPassword values into the password table, behind the listeners (a
+   * bind that comes first reads LevelDB and keeps what it read). The entry records are walked
+   * from one snapshot, each kept with the marks copied before the snapshot was made, so a write
+   * landing meanwhile leaves its entries' records stale (a walk in slices, each from its own
+   * iterator, cost twice the CPU: 12 against 5-6 µs a record). Between slices `waitForTurn` may
+   * hold the walk (while the server is busy, src/server/password-fill.ts); when it says it waited,
+   * the walk goes on from a new snapshot, so none is held for long. Stops when the table is full
+   * or the store closes; returns how many entries it kept.
    */
-  async fillPasswordTable(): Promise<number> {
+  async fillPasswordTable(waitForTurn: () => Promise<boolean> = async () => false): Promise<number> {
     const table = this.passwords;
-    if (table === undefined) return 0;
+    let walk: PasswordWalk = { kept: 0, more: true };
+    while (table !== undefined && walk.more && !table.full && this.isOpen) walk = await this.walkPasswords(table, walk, waitForTurn);
+    return walk.kept;
+  }
+
+  /** One walk of fillPasswordTable from one snapshot, after `from.last`, until the end or a wait. */
+  private async walkPasswords(table: PasswordTable, from: PasswordWalk, waitForTurn: () => Promise<boolean>): Promise<PasswordWalk> {
     const marks = table.copyMarks();
-    const iterator = this.db.iterator({ gte: ENTRY_KEYS.gte, lt: ENTRY_KEYS.lt, fillCache: false });
-    let kept = 0;
+    const start = from.last === undefined ? { gte: ENTRY_KEYS.gte } : { gt: from.last };
+    const iterator = this.db.iterator({ ...start, lt: ENTRY_KEYS.lt, fillCache: false });
+    let { kept, last } = from;
     try {
-      for (let slice = await iterator.nextv(FILL_SLICE); slice.length > 0 && !table.full; slice = await iterator.nextv(FILL_SLICE)) {
+      for (let slice = await iterator.nextv(FILL_SLICE); slice.length > 0; slice = await iterator.nextv(FILL_SLICE)) {
         for (const [entry, record] of slice) {
           const key = dnKeyOfEntryKey(entry)!;
           const hash = hashKey(key);
           if (table.keep(key, hash, decodeValues(record, PASSWORD_ATTRIBUTE), PasswordTable.markIn(marks, hash))) kept += 1;
         }
+        last = slice.at(-1)![0];
+        if (table.full || await waitForTurn()) return { kept, last, more: !table.full };
       }
+      return { kept, last, more: false };
     } finally {
       await iterator.close();
     }
-    return kept;
   }
 
   /** A value of the meta space (m\0), or undefined. */

@@ -1,7 +1,7 @@
 /** `leveldap serve`: the LDAP server on a database directory. */
 import type { Argv, CommandModule } from 'yargs';
 import { setFlagsFromString } from 'node:v8';
-import { DEFAULT_THREADS_MAX, startServer } from '../../server/index.js';
+import { DEFAULT_THREADS_MAX, FILL_WHEN, startServer, type FillWhen } from '../../server/index.js';
 import { DEFAULT_CACHE_MB, DEFAULT_ENTRY_CACHE_MB, DEFAULT_PASSWORD_TABLE_MB, MAX_TABLE_MB, MIN_TABLE_MB } from '../../store/index.js';
 import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../options/data.js';
 import { CliError } from '../support/errors.js';
@@ -29,7 +29,7 @@ interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOption
   'cache-mb': number;
   'entry-cache-mb': number;
   'password-table-mb': number;
-  'fill-password-table': boolean;
+  'fill-password-table': FillWhen;
   threads?: number;
   'log-level': string;
 }
@@ -46,8 +46,8 @@ function builder(yargs: Argv): Argv<ServeArgs> {
     .option('memberof-nested', { type: 'boolean', default: false, describe: 'memberOf lists the groups reached through nested groups too, and (memberOf=G) matches their members' })
     .option('cache-mb', { type: 'number', default: DEFAULT_CACHE_MB, requiresArg: true, describe: 'LevelDB block cache in MiB (part of resident memory)' })
     .option('entry-cache-mb', { type: 'number', default: DEFAULT_ENTRY_CACHE_MB, requiresArg: true, describe: 'entry records each serving thread keeps in MiB while no write lands, when all of them fit (part of resident memory; 0: none)' })
-    .option('password-table-mb', { type: 'number', default: DEFAULT_PASSWORD_TABLE_MB, requiresArg: true, describe: 'every account\'s userPassword values in memory shared by the serving threads, at most this many MiB, filled by binds as they come (part of resident memory as it fills; 0: none)' })
-    .option('fill-password-table', { type: 'boolean', default: false, describe: 'read every account\'s userPassword into the password table at start, behind the listeners (a million users: about 8 s of CPU, during which binds run slower)' })
+    .option('password-table-mb', { type: 'number', default: DEFAULT_PASSWORD_TABLE_MB, requiresArg: true, describe: 'every account\'s userPassword values in memory shared by the serving threads, at most this many MiB, filled by binds and, while the server is quiet, a walk over the entries (part of resident memory as it fills; 0: none)' })
+    .option('fill-password-table', { type: 'string', choices: FILL_WHEN, default: 'quiet', requiresArg: true, describe: 'when every account\'s userPassword is read into the password table besides what binds keep: while the server is quiet, at once (a million users: about 8 s of CPU, binds slower meanwhile), or never' })
     .option('threads', { type: 'number', requiresArg: true, describe: `event loops serving connections, worker threads sharing the port and database (default: one per core, at most ${DEFAULT_THREADS_MAX}; one with lockout on)` })
     .option('log-level', { type: 'string', default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], describe: 'log level (access log at info)' }) as Argv<ServeArgs>;
 }

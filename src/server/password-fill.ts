@@ -1,15 +1,15 @@
 /**
  * When the password table (src/store/password-table.ts) is filled by a walk over the entry
  * records, as `serve --fill-password-table` says: `quiet` (the default) walks only while the
- * serving threads answer fewer than QUIET_OPERATIONS_PER_SECOND operations, looked at before each
- * slice and every CHECK_MS while busy, so a busy server fills the table through its binds alone
- * and the walk costs it nothing; `now` walks at once whatever the load (a million users: 7-9 s of
- * CPU, the binds of the first half minute at about half their rate, docs/performance.md); `never`
- * leaves it to the binds.
+ * serving threads answer fewer than QUIET_OPERATIONS_PER_SECOND operations, looked at after each
+ * slice and every CHECK_MS while busy (the walk's iterator closed meanwhile), so a busy server
+ * fills the table through its binds alone and the walk costs it nothing; `now` walks at once
+ * whatever the load (a million users: 5.5 s of CPU, the binds of the first 10-15 s at a third to
+ * two thirds of their rate, docs/performance.md); `never` leaves it to the binds.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
-import type { DirectoryStore } from '../store/index.js';
+import type { DirectoryStore, WalkTurns } from '../store/index.js';
 import { OP_KINDS, type StatsReader } from './monitor/stats.js';
 
 export const FILL_WHEN = ['quiet', 'now', 'never'] as const;
@@ -28,20 +28,24 @@ function answered(reader: StatsReader): number {
 }
 
 /**
- * A turn for the walk: resolves once the operations answered since the last look came at less
- * than the quiet rate, true when it had to wait for that.
+ * The walk's turns while the server is quiet: `now` says whether the operations answered over the
+ * last CHECK_MS or more came at less than the quiet rate (the verdict before, within CHECK_MS of
+ * the last look: quiet at first); `wait` resolves once they do (at once when quiet).
  */
-export function quietTurns(reader: StatsReader): () => Promise<boolean> {
+export function quietTurns(reader: StatsReader): WalkTurns {
   let seen = { operations: answered(reader), at: performance.now() };
-  return async () => {
-    for (let waited = false; ; waited = true) {
-      const now = { operations: answered(reader), at: performance.now() };
-      const rate = ((now.operations - seen.operations) * 1000) / Math.max(1, now.at - seen.at);
-      seen = now;
-      if (rate < QUIET_OPERATIONS_PER_SECOND) return waited;
-      await sleep(CHECK_MS, undefined, { ref: false });
-    }
+  let quiet = true;
+  const now = (): boolean => {
+    const current = { operations: answered(reader), at: performance.now() };
+    if (current.at - seen.at < CHECK_MS) return quiet;
+    quiet = ((current.operations - seen.operations) * 1000) / (current.at - seen.at) < QUIET_OPERATIONS_PER_SECOND;
+    seen = current;
+    return quiet;
   };
+  const wait = async (): Promise<void> => {
+    while (!now()) await sleep(CHECK_MS, undefined, { ref: false });
+  };
+  return { now, wait };
 }
 
 /** Logs what the password table is, and starts its walk as `when` says (its end is logged too). */

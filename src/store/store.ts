@@ -17,9 +17,9 @@ import { ancestorKeys, childrenRange, dnKey, dnKeyOfEntryKey, entriesRange, entr
 import { checkFormat, entryCacheBytes, openLevel, DEFAULT_ENTRY_CACHE_MB, type Db, type OpenOptions } from './level.js';
 import { Memberships } from './memberships.js';
 import { KeyedMutex, SharedSlots, type HeldLocks } from './mutex.js';
-import { decodeValues } from './codec.js';
-import { hashKey, PasswordTable } from './password-table.js';
-import { EntryReads, PASSWORD_ATTRIBUTE, type IndexHint, type Scope, type StoreStats } from './reads.js';
+import { PasswordTable } from './password-table.js';
+import { walkPasswords, type WalkTurns } from './password-walk.js';
+import { EntryReads, type IndexHint, type Scope, type StoreStats } from './reads.js';
 import { WriteRecovery, type RecoveryDb } from './recovery.js';
 import type { RecordStats, SharedFailures, SystemOfRecord } from './system-of-record.js';
 import { checkEntry } from './validate.js';
@@ -47,16 +47,6 @@ interface PlannedAdd {
   readonly stored: Entry;
   /** The entry starts a naming context. */
   readonly newSuffix: boolean;
-}
-
-/** Entry records read at once while the password table is filled at start. */
-const FILL_SLICE = 1024;
-
-/** Where a fill of the password table is: entries kept, the last entry key read, whether any are left. */
-interface PasswordWalk {
-  readonly kept: number;
-  readonly last?: string;
-  readonly more: boolean;
 }
 
 /** Tries of a write whose local copy was behind (StaleCopy), each after catching up. */
@@ -177,12 +167,7 @@ export class DirectoryStore {
    * without decoding the rest of it: a bind needs only userPassword.
    */
   valuesSync(dn: Dn, description: string): Buffer[] | undefined {
-    return this.valuesByKeySync(dnKey(dn), description);
-  }
-
-  /** The same by the entry's dnKey (a bind keeps the key of a DN it parsed before). */
-  valuesByKeySync(key: string, description: string): Buffer[] | undefined {
-    return this.reads.valuesSync(key, description);
+    return this.reads.valuesSync(dnKey(dn), description);
   }
 
   /** The entry, or noSuchObject with the closest existing ancestor as matchedDN. */
@@ -332,42 +317,11 @@ export class DirectoryStore {
   }
 
   /**
-   * Reads every entry's userPassword values into the password table, behind the listeners (a
-   * bind that comes first reads LevelDB and keeps what it read). The entry records are walked
-   * from one snapshot, each kept with the marks copied before the snapshot was made, so a write
-   * landing meanwhile leaves its entries' records stale (a walk in slices, each from its own
-   * iterator, cost twice the CPU: 12 against 5-6 µs a record). Between slices `waitForTurn` may
-   * hold the walk (while the server is busy, src/server/password-fill.ts); when it says it waited,
-   * the walk goes on from a new snapshot, so none is held for long. Stops when the table is full
-   * or the store closes; returns how many entries it kept.
+   * Reads every entry's userPassword values into the password table, from one snapshot at a time,
+   * as `turns` allow (password-walk.ts); returns how many entries it kept.
    */
-  async fillPasswordTable(waitForTurn: () => Promise<boolean> = async () => false): Promise<number> {
-    const table = this.passwords;
-    let walk: PasswordWalk = { kept: 0, more: true };
-    while (table !== undefined && walk.more && !table.full && this.isOpen) walk = await this.walkPasswords(table, walk, waitForTurn);
-    return walk.kept;
-  }
-
-  /** One walk of fillPasswordTable from one snapshot, after `from.last`, until the end or a wait. */
-  private async walkPasswords(table: PasswordTable, from: PasswordWalk, waitForTurn: () => Promise<boolean>): Promise<PasswordWalk> {
-    const marks = table.copyMarks();
-    const start = from.last === undefined ? { gte: ENTRY_KEYS.gte } : { gt: from.last };
-    const iterator = this.db.iterator({ ...start, lt: ENTRY_KEYS.lt, fillCache: false });
-    let { kept, last } = from;
-    try {
-      for (let slice = await iterator.nextv(FILL_SLICE); slice.length > 0; slice = await iterator.nextv(FILL_SLICE)) {
-        for (const [entry, record] of slice) {
-          const key = dnKeyOfEntryKey(entry)!;
-          const hash = hashKey(key);
-          if (table.keep(key, hash, decodeValues(record, PASSWORD_ATTRIBUTE), PasswordTable.markIn(marks, hash))) kept += 1;
-        }
-        last = slice.at(-1)![0];
-        if (table.full || await waitForTurn()) return { kept, last, more: !table.full };
-      }
-      return { kept, last, more: false };
-    } finally {
-      await iterator.close();
-    }
+  async fillPasswordTable(turns?: WalkTurns): Promise<number> {
+    return this.passwords === undefined ? 0 : walkPasswords(this.db, this.passwords, () => this.isOpen, turns);
   }
 
   /** A value of the meta space (m\0), or undefined. */

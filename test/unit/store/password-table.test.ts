@@ -8,6 +8,8 @@ import assert from 'node:assert/strict';
 import { hashKey, MAX_RECORD_BYTES, PasswordTable } from '../../../src/store/password-table.js';
 import { DirectoryStore, deleteEntry, dnKey, modifyEntry, parseDn, renameEntry, type Modification } from '../../../src/store/index.js';
 import { BASE, PEOPLE, person, tempDir } from '../../helpers/store.js';
+import { walkPasswords } from '../../../src/store/password-walk.js';
+import { Level } from 'level';
 
 const values = (...texts: string[]) => texts.map((text) => Buffer.from(text));
 const texts = (found: Buffer[] | undefined) => found?.map(String);
@@ -132,5 +134,46 @@ describe('the store with a password table', () => {
     assert.equal(passwords(4), undefined);
     await store.add(person(4, { userPassword: '{CLEARTEXT}again' }));
     assert.deepEqual(passwords(4), ['{CLEARTEXT}again'], 'added again under the same name');
+  });
+});
+
+describe('the walk that fills the password table', () => {
+  test('between slices it stops when its turn is over, with no iterator open while it waits, and goes on from a new snapshot', async () => {
+    const dir = await tempDir();
+    try {
+      const seed = await DirectoryStore.open(dir.path);
+      await seed.add(BASE, { allowNewSuffix: true, actor: 'cn=admin' });
+      await seed.add(PEOPLE);
+      for (let n = 0; n < 2500; n += 1) await seed.add(person(n, { userPassword: `{CLEARTEXT}secret-${n}` }), { sync: false });
+      await seed.close();
+      const db = new Level<string, Buffer>(dir.path, { keyEncoding: 'utf8', valueEncoding: 'buffer' });
+      await db.open();
+      let open = 0;
+      let made = 0;
+      const counted = new Proxy(db, {
+        get(target, name) {
+          if (name !== 'iterator') return Reflect.get(target, name);
+          return (options: object) => {
+            const iterator = target.iterator(options);
+            open += 1;
+            made += 1;
+            const close = iterator.close.bind(iterator);
+            return Object.assign(iterator, { close: async () => { open -= 1; await close(); } });
+          };
+        },
+      });
+      const openWhileWaiting: number[] = [];
+      const turns = { now: () => false, wait: async () => { openWhileWaiting.push(open); } };
+      const table = new PasswordTable(PasswordTable.allocate(4));
+      assert.equal(await walkPasswords(counted, table, () => true, turns), 2502);
+      assert.ok(made > 2, `${made} snapshots: one slice each, as the turn was over after every slice`);
+      assert.equal(openWhileWaiting.length, made, 'a wait before each snapshot');
+      assert.ok(openWhileWaiting.every((count) => count === 0), 'no iterator open while it waits');
+      assert.equal(open, 0);
+      assert.deepEqual(lookup(table, dnKey(parseDn('uid=user.2499,ou=People,dc=example,dc=com'))), ['{CLEARTEXT}secret-2499']);
+      await db.close();
+    } finally {
+      await dir.remove();
+    }
   });
 });

@@ -39,9 +39,6 @@ export const PASSWORD_ATTRIBUTE = 'userPassword';
 /** Entries read at once for a search whose candidates are known keys (the members of groups). */
 const KNOWN_BATCH = 64;
 
-/** Bytes of entry records a subtree walk reads from LevelDB at once (its default, 16 KiB, is about 15 records of 1 KB: a trip to LevelDB's thread each). */
-const SUBTREE_READ_BYTES = 64 * 1024;
-
 /** Index keys read at once for an equality term (most values index one entry or a few). */
 const INDEX_BATCH = 64;
 /**
@@ -329,7 +326,7 @@ export class EntryReads {
   }
 
   private async *subtreeRecords(key: string): AsyncGenerator<EntryRecord> {
-    for await (const record of this.db.values({ ...subtreeRange(key), highWaterMarkBytes: SUBTREE_READ_BYTES })) {
+    for await (const record of this.db.values(subtreeRange(key))) {
       this.stats.entriesRead += 1;
       yield new EntryRecord(record, undefined);
     }

@@ -56,9 +56,9 @@ export function parentKeyOf(key: string): string {
 }
 
 export const metaKey = (name: string): string => `m${SEPARATOR}${name}`;
-export const entryKey = (key: string): string => `e${SEPARATOR}${key}`;
-export const suffixKey = (key: string): string => `s${SEPARATOR}${key}`;
 const ENTRY_PREFIX = `e${SEPARATOR}`;
+export const entryKey = (key: string): string => ENTRY_PREFIX + key;
+export const suffixKey = (key: string): string => `s${SEPARATOR}${key}`;
 
 /** The dnKey of an entry record's key (entryKey), or undefined for a key of another space. */
 export function dnKeyOfEntryKey(key: string): string | undefined {
@@ -189,7 +189,7 @@ export function suffixesRange(): { gte: string; lt: string } {
 
 /** Every key of the database (each starts with an ASCII letter), for a compaction of all of it. */
 /** Every entry record's key. */
-export const ENTRY_KEYS = { gte: `e${SEPARATOR}`, lt: `e${RDN_SEPARATOR}` } as const;
+export const ENTRY_KEYS = { gte: ENTRY_PREFIX, lt: `e${RDN_SEPARATOR}` } as const;
 
 export const ALL_KEYS: { readonly start: string; readonly end: string } = { start: SEPARATOR, end: '\x7f' };
 

@@ -193,14 +193,20 @@ export class PasswordTable {
 
   /** The arena offset of this key's record, or -1. */
   private find(key: string, hash: number): number {
+    const slot = this.probe(key, hash);
+    return slot < 0 || Atomics.load(this.index, slot * 2) === 0 ? -1 : Atomics.load(this.index, slot * 2 + 1) - 1;
+  }
+
+  /**
+   * The slot holding this key, or the empty slot where it would go; -1 when every slot was looked
+   * at (a reader racing a rebuild; under the lock the index always has room).
+   */
+  private probe(key: string, hash: number): number {
     const slots = Atomics.load(this.cells, CELL.slots);
     const mask = slots - 1;
     for (let slot = hash & mask, probes = 0; probes < slots; slot = (slot + 1) & mask, probes += 1) {
       const tag = Atomics.load(this.index, slot * 2);
-      if (tag === 0) return -1;
-      if (tag !== hash) continue;
-      const offset = Atomics.load(this.index, slot * 2 + 1) - 1;
-      if (this.holdsKey(offset, key)) return offset;
+      if (tag === 0 || (tag === hash && this.holdsKey(Atomics.load(this.index, slot * 2 + 1) - 1, key))) return slot;
     }
     return -1;
   }
@@ -225,7 +231,7 @@ export class PasswordTable {
   }
 
   private insert(key: string, hash: number, values: readonly Buffer[], mark: number, bytes: number): void {
-    const slot = this.slotFor(key, hash);
+    const slot = this.probe(key, hash);
     const held = Atomics.load(this.index, slot * 2) !== 0;
     if (held && this.arenaCells[(Atomics.load(this.index, slot * 2 + 1) - 1) >> 2] === this.markOf(hash)) return; // another thread kept it
     const offset = Atomics.load(this.cells, CELL.tail);
@@ -235,15 +241,6 @@ export class PasswordTable {
     if (held) return;
     Atomics.store(this.index, slot * 2, hash);
     Atomics.add(this.cells, CELL.used, 1);
-  }
-
-  /** The slot holding this key, or the empty slot where it would go (under the lock: the index has room). */
-  private slotFor(key: string, hash: number): number {
-    const mask = Atomics.load(this.cells, CELL.slots) - 1;
-    for (let slot = hash & mask; ; slot = (slot + 1) & mask) {
-      const tag = Atomics.load(this.index, slot * 2);
-      if (tag === 0 || (tag === hash && this.holdsKey(Atomics.load(this.index, slot * 2 + 1) - 1, key))) return slot;
-    }
   }
 
   private writeRecord(offset: number, key: string, values: readonly Buffer[], mark: number, bytes: number): void {

@@ -2,11 +2,11 @@
  * The walk that fills the password table (password-table.ts) with every entry's userPassword
  * values, behind the listeners (a bind that comes first reads LevelDB and keeps what it read).
  * The entry records are walked from one snapshot, each kept with the marks copied before the
- * snapshot was made, so a write landing meanwhile leaves its entries' records stale (a new iterator
- * for every slice cost twice the CPU). A million users: 5.0-5.6 s (docs/performance.md, "A
- * password table shared by the threads"). Between slices the walk asks `turns` whether it may go on (not while the server is busy,
- * src/server/password-fill.ts); when it may not, it closes its iterator and waits, and goes on
- * from a new snapshot, so none is held while it waits.
+ * snapshot was made, so a write landing meanwhile leaves its entries' records stale (a new
+ * iterator for every slice cost twice the CPU). A million users: 5.0-5.6 s (docs/performance.md,
+ * "A password table shared by the threads"). Between slices the walk asks `turns` whether it may
+ * go on (not while the server is busy, src/server/password-fill.ts); when it may not, it closes
+ * its iterator and waits, and goes on from a new snapshot, so none is held while it waits.
  */
 import { decodeValues } from './codec.js';
 import { dnKeyOfEntryKey, ENTRY_KEYS } from './keys.js';

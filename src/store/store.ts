@@ -364,16 +364,16 @@ export class DirectoryStore {
       throw new DirectoryError('unavailable', SUSPENDED);
     }
     try {
-      await batch.write({ sync }); // handed to LevelDB before the first await, as admit() wants
-    } catch (error) {
-      const failure = this.failed(pass, error);
-      this.touched(ops);
-      throw failure;
-    }
-    const acknowledged = await this.gate.succeeded(pass);
-    this.touched(ops); // after the gate counted the write settled (so the record cache drops what it read before), before it is acknowledged
-    if (!acknowledged) {
-      throw new DirectoryError('other', 'entry update failed: another database write failed meanwhile, so this one may or may not be stored (see the server log)');
+      try {
+        await batch.write({ sync }); // handed to LevelDB before the first await, as admit() wants
+      } catch (error) {
+        throw this.failed(pass, error);
+      }
+      if (!(await this.gate.succeeded(pass))) {
+        throw new DirectoryError('other', 'entry update failed: another database write failed meanwhile, so this one may or may not be stored (see the server log)');
+      }
+    } finally {
+      this.touched(ops); // after the gate counted the write settled (so the record cache drops what it read before), before it is answered
     }
   }
 

@@ -42,11 +42,17 @@ export function buildContext(seed: ContextSeed, store: DirectoryStore, registry:
     stats.set(SLOT.entryCacheHits, store.stats.recordCacheHits);
     stats.set(SLOT.entryCacheMisses, store.stats.recordCacheMisses);
     stats.set(SLOT.entryCacheBytes, store.entryCacheBytes);
-    const table = store.passwords;
-    if (table === undefined) return;
-    stats.set(SLOT.passwordTableHits, table.stats.hits);
-    stats.set(SLOT.passwordTableMisses, table.stats.misses);
-    if (thread === 0) stats.set(SLOT.passwordTableBytes, table.bytesUsed);
+    const { passwords, equalities } = store;
+    if (passwords !== undefined) {
+      stats.set(SLOT.passwordTableHits, passwords.stats.hits);
+      stats.set(SLOT.passwordTableMisses, passwords.stats.misses);
+      if (thread === 0) stats.set(SLOT.passwordTableBytes, passwords.bytesUsed);
+    }
+    if (equalities !== undefined) {
+      stats.set(SLOT.equalityTableHits, equalities.stats.hits);
+      stats.set(SLOT.equalityTableMisses, equalities.stats.misses);
+      if (thread === 0) stats.set(SLOT.equalityTableBytes, equalities.bytesUsed);
+    }
   });
   registry.memoryBudget.onWaited = (seconds) => {
     monitor.stats.add(SLOT.hashWaits);

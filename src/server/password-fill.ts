@@ -1,5 +1,5 @@
 /**
- * When the password table (src/store/password-table.ts) is filled by a walk over the entry
+ * When the password table (src/store/shared-table.ts) is filled by a walk over the entry
  * records, as `serve --fill-password-table` says: `quiet` (the default) walks only while the
  * serving threads answer fewer than QUIET_OPERATIONS_PER_SECOND operations, looked at after each
  * slice and every CHECK_MS while busy (the walk's iterator closed meanwhile), so a busy server

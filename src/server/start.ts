@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import {
-  generalizedTime, normalizeDn, DirectoryStore, DEFAULT_ENTRY_CACHE_MB, DEFAULT_PASSWORD_TABLE_MB, PasswordTable, SharedSlots, WriteGate,
+  generalizedTime, normalizeDn, DirectoryStore, DEFAULT_ENTRY_CACHE_MB, DEFAULT_EQUALITY_TABLE_MB, DEFAULT_PASSWORD_TABLE_MB, SharedTable, SharedSlots, WriteGate, type TableMemory,
 } from '../store/index.js';
 import type { StoreNode } from '../store/postgres/index.js';
 import { registryRecipe, type SchemeRegistry } from '../password/index.js';
@@ -41,6 +41,8 @@ export interface StartOptions {
   readonly passwordTableMb?: number;
   /** When every account's values are read into it besides what binds keep (password-fill.ts; default quiet). */
   readonly fillPasswordTable?: FillWhen;
+  /** The equality table shared by the serving threads, MiB (DEFAULT_EQUALITY_TABLE_MB when absent; 0: none). */
+  readonly equalityTableMb?: number;
   readonly config: ServerConfig;
   readonly registry: SchemeRegistry;
   readonly defaultScheme: string;
@@ -194,11 +196,19 @@ async function serveMetrics(
 }
 
 /**
- * The password table's shared memory (password-table.ts), or none: --password-table-mb 0, or
+ * The password table's shared memory (shared-table.ts), or none: --password-table-mb 0, or
  * lockout on (a bind then reads the whole entry, for its lockout attributes).
  */
 function passwordTableMemory(mb = DEFAULT_PASSWORD_TABLE_MB, settings: PasswordPolicy): SharedArrayBuffer | undefined {
-  return mb > 0 && settings.maxFailures === 0 ? PasswordTable.allocate(mb) : undefined;
+  return mb > 0 && settings.maxFailures === 0 ? SharedTable.allocate(mb) : undefined;
+}
+
+/** The shared tables' memory (shared-table.ts), each unless turned off (the equality table: --equality-table-mb 0). */
+function tableMemory(options: StartOptions, settings: PasswordPolicy): TableMemory {
+  const passwords = passwordTableMemory(options.passwordTableMb, settings);
+  const equalityMb = options.equalityTableMb ?? DEFAULT_EQUALITY_TABLE_MB;
+  const equalities = equalityMb > 0 ? SharedTable.allocate(equalityMb) : undefined;
+  return { ...(passwords && { passwords }), ...(equalities && { equalities }) };
 }
 
 /** What the entry cache will be in each serving thread (the main thread's store made the same decision). */
@@ -214,9 +224,9 @@ export async function startServer(options: StartOptions): Promise<Started> {
   const sharedLocks = SharedSlots.allocate();
   const writeGate = WriteGate.allocate();
   const threads = threadCount(options.threads, settings, log, options.postgres !== undefined);
-  const passwordTable = passwordTableMemory(options.passwordTableMb, settings);
+  const tables = tableMemory(options, settings);
   const store = await DirectoryStore.open(options.dataDir, {
-    cacheMb: options.cacheMb, entryCacheMb: options.entryCacheMb, log, ...(passwordTable && { passwordTable }),
+    cacheMb: options.cacheMb, entryCacheMb: options.entryCacheMb, log, tables,
     ...(threads > 1 && { threads: { sharedLocks, writeGate, owner: mainOwner(threads) } }),
   });
   let node: StoreNode | undefined;
@@ -231,12 +241,13 @@ export async function startServer(options: StartOptions): Promise<Started> {
     log.info({ keptBetweenHashes: cryptRegions()?.hooked ?? false }, 'yescrypt regions');
     log.info({ hashMemoryBudget: options.registry.memoryBudget.describe(), limits: options.registry.limits }, 'memory-hard verifications');
     log.info(entryCacheDecision(store, options.entryCacheMb), 'entry cache');
+    log.info({ equalityTable: store.equalities !== undefined, maxMb: store.equalities && store.equalities.buffer.byteLength / 2 ** 20 }, 'equality table');
     for (const { scheme } of options.registry.list().filter((entry) => entry.scheme.unavailable !== undefined)) {
       log.warn({ scheme: scheme.names[0] }, `scheme unavailable, its stored values will not verify: ${scheme.unavailable}`);
     }
     const plan: ThreadPlan = {
       seed, recipe: registryRecipe(options.registry), dataDir: options.dataDir, cacheMb: options.cacheMb, entryCacheBytes: store.entryCacheBytes, logLevel: options.logLevel,
-      sharedLocks, writeGate, ...(passwordTable && { passwordTable }), counters: newCounters(), addressCounts: AddressCounts.allocate(options.config.limits.maxConnections),
+      sharedLocks, writeGate, tables, counters: newCounters(), addressCounts: AddressCounts.allocate(options.config.limits.maxConnections),
     };
     const serving = threads > 1 ? await serveOnThreads(plan, threads, log, stream) : await serveHere(plan, store, options.registry, log);
     const { server } = serving;

@@ -94,22 +94,29 @@ export function valueKey(normalized: string): string {
   return `#${createHash('sha256').update(normalized).digest('hex')}`;
 }
 
+const EQUALITY_PREFIX = `i${SEPARATOR}`;
+
 export function equalityKey(attribute: string, normalized: string, key: string): string {
-  return `i${SEPARATOR}${attribute}${SEPARATOR}${valueKey(normalized)}${SEPARATOR}${key}`;
+  return `${EQUALITY_PREFIX}${attribute}${SEPARATOR}${valueKey(normalized)}${SEPARATOR}${key}`;
 }
 
 export function equalityRange(attribute: string, normalized: string): { gte: string; lt: string } {
-  return prefixRange(`i${SEPARATOR}${attribute}${SEPARATOR}${valueKey(normalized)}${SEPARATOR}`);
+  return prefixRange(`${EQUALITY_PREFIX}${attribute}${SEPARATOR}${valueKey(normalized)}${SEPARATOR}`);
+}
+
+/** The value prefix of an equality index key (equalityRange's gte: the key up to its dnKey), or undefined for a key of another space. */
+export function equalityPrefixOfKey(key: string): string | undefined {
+  return key.startsWith(EQUALITY_PREFIX) ? key.slice(0, key.lastIndexOf(SEPARATOR) + 1) : undefined;
 }
 
 /** Every equality key of every attribute (what a kept index iterator covers: kept-iterators.ts). */
 export function indexesRange(): { gte: string; lt: string } {
-  return prefixRange(`i${SEPARATOR}`);
+  return prefixRange(EQUALITY_PREFIX);
 }
 
 /** Every equality key of the attribute: the entries that have it, once per value. */
 export function presenceRange(attribute: string): { gte: string; lt: string } {
-  return prefixRange(`i${SEPARATOR}${attribute}${SEPARATOR}`);
+  return prefixRange(`${EQUALITY_PREFIX}${attribute}${SEPARATOR}`);
 }
 
 /** The value part of an equality index key (between the attribute and the dnKey). */

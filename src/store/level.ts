@@ -10,6 +10,7 @@ import { normalizeIndexList } from './indexes.js';
 import { ENTRY_KEYS, metaKey } from './keys.js';
 import { RECORD_OVERHEAD } from './stamped-cache.js';
 import type { StoreLog } from './recovery.js';
+import type { TableMemory } from './shared-table.js';
 import { upgradeToFormat2 } from './upgrade.js';
 import { errorMessage } from '../errors.js';
 
@@ -44,11 +45,8 @@ export interface OpenOptions {
    * the writes of every thread.
    */
   readonly threads?: { readonly sharedLocks: SharedArrayBuffer; readonly writeGate: SharedArrayBuffer; readonly owner: number };
-  /**
-   * The shared memory of the password table (PasswordTable.allocate): every account's
-   * userPassword values, kept for binds by every thread of the process (password-table.ts).
-   */
-  readonly passwordTable?: SharedArrayBuffer;
+  /** The tables shared by every thread of the process (shared-table.ts): the password table for binds, the equality table for searches. */
+  readonly tables?: TableMemory;
   /** Where a failed write, and writes resuming, are told (docs/durability.md). */
   readonly log?: StoreLog;
 }

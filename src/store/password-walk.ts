@@ -1,5 +1,5 @@
 /**
- * The walk that fills the password table (password-table.ts) with every entry's userPassword
+ * The walk that fills the password table (shared-table.ts) with every entry's userPassword
  * values, behind the listeners (a bind that comes first reads LevelDB and keeps what it read).
  * The entry records are walked from one snapshot, each kept with the marks copied before the
  * snapshot was made, so a write landing meanwhile leaves its entries' records stale (a new
@@ -11,7 +11,7 @@
 import { decodeValues } from './codec.js';
 import { dnKeyOfEntryKey, ENTRY_KEYS } from './keys.js';
 import type { Db } from './level.js';
-import { hashKey, PasswordTable } from './password-table.js';
+import { hashKey, SharedTable } from './shared-table.js';
 import { PASSWORD_ATTRIBUTE } from './reads.js';
 
 /** Entry records read at once, at most... */
@@ -36,7 +36,7 @@ export interface WalkTurns {
 const ALWAYS: WalkTurns = { now: () => true, wait: async () => {} };
 
 /** Fills the table until every entry is read, the table is full or `isOpen` says no; returns how many entries it kept. */
-export async function walkPasswords(db: Db, table: PasswordTable, isOpen: () => boolean, turns: WalkTurns = ALWAYS): Promise<number> {
+export async function walkPasswords(db: Db, table: SharedTable, isOpen: () => boolean, turns: WalkTurns = ALWAYS): Promise<number> {
   let walked: Walked = { kept: 0, more: true };
   while (walked.more && !table.full && isOpen()) {
     await turns.wait();
@@ -46,7 +46,7 @@ export async function walkPasswords(db: Db, table: PasswordTable, isOpen: () => 
 }
 
 /** One snapshot's walk, after `from.last`, until the end or until its turn is over. */
-async function walkOneSnapshot(db: Db, table: PasswordTable, from: Walked, turns: WalkTurns): Promise<Walked> {
+async function walkOneSnapshot(db: Db, table: SharedTable, from: Walked, turns: WalkTurns): Promise<Walked> {
   const marks = table.copyMarks();
   const start = from.last === undefined ? { gte: ENTRY_KEYS.gte } : { gt: from.last };
   const iterator = db.iterator({ ...start, lt: ENTRY_KEYS.lt, fillCache: false, highWaterMarkBytes: SLICE_BYTES });
@@ -64,12 +64,12 @@ async function walkOneSnapshot(db: Db, table: PasswordTable, from: Walked, turns
 }
 
 /** Keeps each record's values with the mark its key had before the snapshot; returns how many were kept. */
-function keepSlice(table: PasswordTable, slice: readonly [string, Buffer][], marks: Int32Array): number {
+function keepSlice(table: SharedTable, slice: readonly [string, Buffer][], marks: Int32Array): number {
   let kept = 0;
   for (const [entry, record] of slice) {
     const key = dnKeyOfEntryKey(entry)!;
     const hash = hashKey(key);
-    if (table.keep(key, hash, decodeValues(record, PASSWORD_ATTRIBUTE), PasswordTable.markIn(marks, hash))) kept += 1;
+    if (table.keep(key, hash, decodeValues(record, PASSWORD_ATTRIBUTE), SharedTable.markIn(marks, hash))) kept += 1;
   }
   return kept;
 }

@@ -16,9 +16,17 @@ import type { Db } from './level.js';
 import type { Memberships } from './memberships.js';
 import { normalizeValue } from './normalize.js';
 import { typeKey } from './schema.js';
-import { EqualityCache, RecordCache } from './stamped-cache.js';
+import { EQUALITY_CACHE_KEYS, EqualityCache, RecordCache } from './stamped-cache.js';
 import { KeptIterators } from './kept-iterators.js';
-import { hashKey, type PasswordTable } from './password-table.js';
+import { hashKey, type SharedTable } from './shared-table.js';
+
+/** The tables shared by the serving threads (shared-table.ts), each when kept. */
+export interface SharedTables {
+  /** userPassword values by dnKey. */
+  readonly passwords?: SharedTable;
+  /** The dnKeys under one value of the equality index, by the value's key prefix (equalityRange's gte). */
+  readonly equalities?: SharedTable;
+}
 
 export type Scope = 'base' | 'one' | 'sub';
 
@@ -78,11 +86,12 @@ export class EntryReads {
 
   /**
    * `settled`: the write gate's count of finished writes (a cached answer is good until it moves);
-   * `passwords`: the userPassword values shared by every thread (password-table.ts), if kept.
+   * `tables`: the userPassword values and the equality answers shared by every thread
+   * (shared-table.ts), each if kept.
    */
   constructor(
     private readonly db: Db, private readonly indexed: ReadonlySet<string>, private readonly memberships: Memberships, settled: () => number, entryCacheBytes: number,
-    private readonly passwords?: PasswordTable,
+    private readonly tables: SharedTables = {},
   ) {
     this.equalityCache = new EqualityCache(settled);
     this.indexIterators = new KeptIterators(db, indexesRange(), settled);
@@ -99,7 +108,7 @@ export class EntryReads {
 
   /** The userPassword values of the entry at this dnKey (undefined: no such entry): from the password table when it holds them. */
   passwordsSync(key: string): Buffer[] | undefined {
-    const table = this.passwords;
+    const table = this.tables.passwords;
     if (table === undefined) return this.valuesSync(key, PASSWORD_ATTRIBUTE);
     const hash = hashKey(key);
     const held = table.lookup(key, hash);
@@ -218,17 +227,19 @@ export class EntryReads {
 
   /**
    * The entries in scope under the index keys of one value. The keys are read INDEX_BATCH at a
-   * time (the usual one or few in a single trip to LevelDB's thread), or not at all when the
-   * cache has the answer (stamped-cache.ts); each entry is read synchronously, as a bind reads
-   * (one cached read costs less than a hop).
+   * time (the usual one or few in a single trip to LevelDB's thread), or not at all when this
+   * thread's cache or the shared equality table has the answer (stamped-cache.ts, shared-table.ts);
+   * each entry is read synchronously, as a bind reads (one cached read costs less than a hop).
    */
   private async *equal(range: { gte: string; lt: string }, baseKey: string, scope: Scope): AsyncGenerator<EntryRecord> {
-    const kept = this.equalityCache.get(range.gte);
+    const kept = this.equalityCache.get(range.gte) ?? this.sharedAnswer(range.gte);
     if (kept) {
       for (const found of this.entriesAt(kept, baseKey, scope)) yield found;
       return;
     }
     const stamp = this.equalityCache.begin();
+    const hash = hashKey(range.gte);
+    const mark = this.tables.equalities?.markOf(hash);
     const lease = this.indexIterators.take();
     let ended = false;
     try {
@@ -239,7 +250,7 @@ export class EntryReads {
         batch = await this.dnKeysUnder(lease.iterator, range.gte, INDEX_BATCH);
         keys = keys.concat(batch.keys);
       }
-      if (batch.last) this.equalityCache.keep(range.gte, keys, stamp);
+      if (batch.last) this.keepAnswer(range.gte, hash, keys, stamp, mark);
       for (const found of this.entriesAt(keys, baseKey, scope)) yield found;
       while (!batch.last) {
         batch = await this.dnKeysUnder(lease.iterator, range.gte, INDEX_BATCH);
@@ -249,6 +260,21 @@ export class EntryReads {
     } finally {
       this.indexIterators.give(lease, ended);
     }
+  }
+
+  /**
+   * The dnKeys the shared equality table holds for this value's prefix, or undefined. Never put in
+   * this thread's cache: a write counted settled whose marks are not bumped yet may still find it
+   * here, and the cache would keep it past the write's answer.
+   */
+  private sharedAnswer(prefix: string): string[] | undefined {
+    return this.tables.equalities?.lookup(prefix, hashKey(prefix))?.map((key) => key.toString('utf8'));
+  }
+
+  /** Keeps a whole answer read after `stamp` and `mark` were taken, in this thread's cache and the shared table. */
+  private keepAnswer(prefix: string, hash: number, keys: readonly string[], stamp: number, mark: number | undefined): void {
+    this.equalityCache.keep(prefix, keys, stamp);
+    if (mark !== undefined && keys.length <= EQUALITY_CACHE_KEYS) this.tables.equalities!.keep(prefix, hash, keys.map((key) => Buffer.from(key)), mark);
   }
 
   /**

@@ -13,11 +13,11 @@ import type { Entry } from './entry.js';
 import type { EntryRecord } from './entry-record.js';
 import { DirectoryError, StaleCopy } from './errors.js';
 import { DEFAULT_INDEXES } from './indexes.js';
-import { ancestorKeys, childrenRange, dnKey, dnKeyOfEntryKey, entriesRange, entryKey, metaKey, suffixKey, ALL_KEYS, ENTRY_KEYS, suffixesRange } from './keys.js';
+import { ancestorKeys, childrenRange, dnKey, dnKeyOfEntryKey, entriesRange, entryKey, equalityPrefixOfKey, metaKey, suffixKey, ALL_KEYS, ENTRY_KEYS, suffixesRange } from './keys.js';
 import { checkFormat, entryCacheBytes, openLevel, DEFAULT_ENTRY_CACHE_MB, type Db, type OpenOptions } from './level.js';
 import { Memberships } from './memberships.js';
 import { KeyedMutex, SharedSlots, type HeldLocks } from './mutex.js';
-import { PasswordTable } from './password-table.js';
+import { SharedTable } from './shared-table.js';
 import { walkPasswords, type WalkTurns } from './password-walk.js';
 import { EntryReads, type IndexHint, type Scope, type StoreStats } from './reads.js';
 import { WriteRecovery, type RecoveryDb } from './recovery.js';
@@ -74,8 +74,10 @@ export class DirectoryStore {
   staleRetries = 0;
   /** The entry cache's size in bytes; 0 when it is off (--entry-cache-mb 0, or the directory does not fit). */
   readonly entryCacheBytes: number;
-  /** Every account's userPassword values, shared by the threads (password-table.ts); undefined when not kept. */
-  readonly passwords: PasswordTable | undefined;
+  /** Every account's userPassword values, shared by the threads (shared-table.ts); undefined when not kept. */
+  readonly passwords: SharedTable | undefined;
+  /** The dnKeys under values of the equality index, shared by the threads (shared-table.ts); undefined when not kept. */
+  readonly equalities: SharedTable | undefined;
 
   private constructor(private readonly db: Db, readonly dir: string, readonly indexed: ReadonlySet<string>, options: OpenOptions, entryCacheBytes: number) {
     const { threads } = options;
@@ -83,8 +85,9 @@ export class DirectoryStore {
     this.gate = threads ? new WriteGate(threads.writeGate, threads.owner) : new WriteGate();
     this.recovery = new WriteRecovery(db as unknown as RecoveryDb, dir, this.gate, options.log);
     this.memberships = new Memberships(db);
-    this.passwords = options.passwordTable && new PasswordTable(options.passwordTable);
-    this.reads = new EntryReads(db, indexed, this.memberships, () => this.gate.settled, entryCacheBytes, this.passwords);
+    this.passwords = options.tables?.passwords && new SharedTable(options.tables.passwords);
+    this.equalities = options.tables?.equalities && new SharedTable(options.tables.equalities);
+    this.reads = new EntryReads(db, indexed, this.memberships, () => this.gate.settled, entryCacheBytes, { passwords: this.passwords, equalities: this.equalities });
     this.stats = this.reads.stats;
     this.entryCacheBytes = entryCacheBytes;
   }
@@ -377,13 +380,20 @@ export class DirectoryStore {
     }
   }
 
-  /** A write to these keys has finished (or failed): the password table's records of its entries are stale. */
+  /**
+   * A write to these keys has finished (or failed): the shared tables' records of its entries
+   * (the password table) and of the index values it added or removed (the equality table) are stale.
+   */
   private touched(ops: readonly BatchOp[]): void {
-    const table = this.passwords;
-    if (table === undefined) return;
+    const { passwords, equalities } = this;
+    if (passwords === undefined && equalities === undefined) return;
     for (const op of ops) {
       const key = dnKeyOfEntryKey(op.key);
-      if (key !== undefined) table.touched(key);
+      if (key !== undefined) passwords?.touched(key);
+      else if (equalities !== undefined) {
+        const prefix = equalityPrefixOfKey(op.key);
+        if (prefix !== undefined) equalities.touched(prefix);
+      }
     }
   }
 

@@ -136,6 +136,33 @@ describe('leveldap serve --threads 2', { skip }, () => {
     assert.ok(counts.get('cn=Bytes')! > 0);
   });
 
+  test('a mail value changed on one connection: at once, on both threads, searches find its new holder (the shared equality table)', async () => {
+    const user = userDn(5);
+    const holders = async (mail: string) => {
+      const searches = await Promise.all(Array.from({ length: 8 }, () => ldapTool('ldapsearch', server.url, ['-LLL', '-b', PEOPLE, `(mail=${mail})`, '1.1'], admin)));
+      return new Set(searches.map((result) => {
+        assert.equal(result.code, 0, result.stderr);
+        return parseLdifOutput(result.stdout).map((entry) => entry.dn).join(' ');
+      }));
+    };
+    let old = 'user.5@example.com';
+    for (const next of ['moved-1@example.com', 'moved-2@example.com', 'moved-3@example.com']) {
+      assert.deepEqual(await holders(next), new Set(['']), `nobody holds ${next} yet (the empty answer is kept)`);
+      const changed = await ldapTool('ldapmodify', server.url, [], admin, `dn: ${user}\nchangetype: modify\nreplace: mail\nmail: ${next}\n`);
+      assert.equal(changed.code, 0, changed.stderr);
+      assert.deepEqual(await holders(next), new Set([user]), `${next} after the change`);
+      assert.deepEqual(await holders(old), new Set(['']), `${old} after the change to ${next}`);
+      old = next;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1200)); // the threads' samplers copy their counts about once a second
+    const monitor = await ldapTool('ldapsearch', server.url, ['-LLL', '-b', 'cn=Equality Table,cn=Monitor', '(objectClass=*)', 'monitorCounter'], admin);
+    assert.equal(monitor.code, 0, monitor.stderr);
+    const counts = new Map(parseLdifOutput(monitor.stdout).map((entry) => [entry.dn.split(',')[0], Number(valuesOf(entry, 'monitorCounter')[0])]));
+    assert.ok(counts.get('cn=Hits')! > 0, `hits ${counts.get('cn=Hits')}: answers kept by one thread given to the other`);
+    assert.ok(counts.get('cn=Misses')! >= 6, `misses ${counts.get('cn=Misses')}: at least one after each change`);
+    assert.ok(counts.get('cn=Bytes')! > 0);
+  });
+
   test('--max-connections holds over both threads: the 41st connection is closed, a freed place is taken again', async () => {
     const held = await bindMany(server.port, 40);
     try {

@@ -36,6 +36,7 @@ export function policy(snapshot: MonitorSnapshot): Entry[] {
   const entryCache = under('Entry Cache', MONITOR_DN);
   const passwords = under('Passwords', MONITOR_DN);
   const table = under('Password Table', MONITOR_DN);
+  const equalities = under('Equality Table', MONITOR_DN);
   const hashing = under('Hashing', MONITOR_DN);
   return [
     container('Bind Cache', 'leveldap: the verified-bind cache (--bind-cache-ttl).'),
@@ -49,6 +50,10 @@ export function policy(snapshot: MonitorSnapshot): Entry[] {
     counter('Hits', table, reader.value(SLOT.passwordTableHits)),
     counter('Misses', table, reader.value(SLOT.passwordTableMisses), attribute('description', 'Binds that read their account from LevelDB (first read, or written since)')),
     counter('Bytes', table, reader.value(SLOT.passwordTableBytes), attribute('description', 'Bytes of records held (0: off)')),
+    container('Equality Table', 'leveldap: answers of the equality index (the entries holding one value) in memory shared by the serving threads (--equality-table-mb), filled by searches. Counted about once a second.'),
+    counter('Hits', equalities, reader.value(SLOT.equalityTableHits), attribute('description', 'Equality lookups it answered (those the thread\'s own recent answers did not)')),
+    counter('Misses', equalities, reader.value(SLOT.equalityTableMisses), attribute('description', 'Equality lookups that read the index from LevelDB (first read, or written since)')),
+    counter('Bytes', equalities, reader.value(SLOT.equalityTableBytes), attribute('description', 'Bytes of records held (0: off)')),
     container('Passwords', 'leveldap: the password policy at work.'),
     counter('Re-encoded', passwords, snapshot.reencoded, attribute('description', 'Stored passwords re-encoded after a bind')),
     counter('Lockouts', passwords, reader.value(SLOT.lockouts), attribute('description', 'Accounts locked after failed binds')),

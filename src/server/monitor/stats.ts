@@ -62,8 +62,13 @@ export const SLOT = {
   passwordTableMisses: 23,
   /** Gauge: the bytes of records the password table holds (one table for every thread: counted by thread 0 only). */
   passwordTableBytes: 24,
+  /** The equality table's hits and misses (each thread's lookups that its own cache did not answer, copied about once a second). */
+  equalityTableHits: 25,
+  equalityTableMisses: 26,
+  /** Gauge: the bytes of records the equality table holds (counted by thread 0 only). */
+  equalityTableBytes: 27,
 } as const;
-const FIXED_SLOTS = 25;
+const FIXED_SLOTS = 28;
 
 export interface StatsLayout {
   readonly schemes: readonly string[];

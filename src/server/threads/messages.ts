@@ -1,6 +1,7 @@
 /** What the main thread of `serve --threads` and the serving threads tell each other. */
 import type { RegistryRecipe } from '../../password/index.js';
 import type { ContextSeed } from '../build-context.js';
+import type { TableMemory } from '../../store/index.js';
 import type { Counters } from './counters.js';
 import type { ListeningSockets } from '../net/listener.js';
 
@@ -17,8 +18,8 @@ export interface ThreadPlan {
   readonly sharedLocks: SharedArrayBuffer;
   /** WriteGate's buffer: a failed write suspends the writes of every thread. */
   readonly writeGate: SharedArrayBuffer;
-  /** The password table's buffer (password-table.ts), if kept: every thread's binds read and fill it. */
-  readonly passwordTable?: SharedArrayBuffer;
+  /** The shared tables' buffers (shared-table.ts), each if kept: every thread's binds and searches read and fill them. */
+  readonly tables: TableMemory;
   /** Counts shared by every thread (counters.ts). */
   readonly counters: Counters;
   /** Connections per client address over every thread (AddressCounts' table). */

@@ -11,7 +11,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import { PasswordTable, SharedSlots, WriteGate } from '../../store/index.js';
+import { staleTables, SharedSlots, WriteGate } from '../../store/index.js';
 import type { ServerConfig } from '../config.js';
 import { releaseSocket, reusePortSockets, sharingUnavailable } from '../net/listen-socket.js';
 import type { ListeningSockets } from '../net/listener.js';
@@ -110,7 +110,7 @@ function watch(workers: readonly Worker[], plan: ThreadPlan, log: Logger): { ali
         if (stopping && error === undefined) return;
         const freed = slots.freeOwnedBy(slotOwner(thread));
         const abandonedWrites = gate.abandon(slotOwner(thread));
-        if (abandonedWrites > 0 && plan.passwordTable) new PasswordTable(plan.passwordTable).touchedAll(); // which of them LevelDB has is unknown
+        if (abandonedWrites > 0) staleTables(plan.tables); // which of them LevelDB has is unknown
         const failed = error ?? new Error(`serving thread ${thread} exited (${code})`);
         log.fatal({ err: failed, thread, freedLocks: freed, abandonedWrites }, 'a serving thread failed');
         resolve(failed);

@@ -42,7 +42,7 @@ function reviveSeed(seed: ContextSeed): ContextSeed {
 async function serve(setup: ThreadSetup, relay: LogRelay, log: Logger): Promise<void> {
   installSchema(buildSchema(setup.seed.schemaFiles)); // the same schema as the main thread's, before any entry is read
   const store = await DirectoryStore.open(setup.dataDir, {
-    createIfMissing: false, cacheMb: setup.cacheMb, entryCacheBytes: setup.entryCacheBytes, log, ...(setup.passwordTable && { passwordTable: setup.passwordTable }),
+    createIfMissing: false, cacheMb: setup.cacheMb, entryCacheBytes: setup.entryCacheBytes, log, tables: setup.tables,
     threads: { sharedLocks: setup.sharedLocks, writeGate: setup.writeGate, owner: slotOwner(setup.thread) },
   });
   const registry = await registryFromRecipe(setup.recipe, log);

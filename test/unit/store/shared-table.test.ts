@@ -1,11 +1,12 @@
 /**
- * The password table (src/store/password-table.ts): userPassword values in shared memory, used
- * only while no write to their entry has finished since they were read; and through the store,
- * a bind's read answered from it, filled at start, and every write seen by the next read.
+ * The shared tables (src/store/shared-table.ts): values in shared memory, used only while no
+ * write to their key has finished since they were read; through the store, the password table
+ * (a bind's read answered from it, filled at start, every write seen by the next read) and the
+ * equality table (an equality lookup's dnKeys, every write of an index key seen by the next lookup).
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { hashKey, MAX_RECORD_BYTES, PasswordTable } from '../../../src/store/password-table.js';
+import { hashKey, MAX_RECORD_BYTES, SharedTable } from '../../../src/store/shared-table.js';
 import { DirectoryStore, deleteEntry, dnKey, modifyEntry, parseDn, renameEntry, type Modification } from '../../../src/store/index.js';
 import { BASE, PEOPLE, person, tempDir } from '../../helpers/store.js';
 import { walkPasswords } from '../../../src/store/password-walk.js';
@@ -15,21 +16,21 @@ const values = (...texts: string[]) => texts.map((text) => Buffer.from(text));
 const texts = (found: Buffer[] | undefined) => found?.map(String);
 
 /** Keeps `held` for `key` as a reader would: the mark read first. */
-function keep(table: PasswordTable, key: string, ...held: string[]): boolean {
+function keep(table: SharedTable, key: string, ...held: string[]): boolean {
   const hash = hashKey(key);
   return table.keep(key, hash, values(...held), table.markOf(hash));
 }
 
-const lookup = (table: PasswordTable, key: string) => texts(table.lookup(key, hashKey(key)));
+const lookup = (table: SharedTable, key: string) => texts(table.lookup(key, hashKey(key)));
 
-describe('PasswordTable', () => {
+describe('SharedTable', () => {
   test('values kept are found by their key, by any holder of the memory; other keys are not', () => {
-    const buffer = PasswordTable.allocate(4);
-    const table = new PasswordTable(buffer);
+    const buffer = SharedTable.allocate(4);
+    const table = new SharedTable(buffer);
     assert.equal(keep(table, 'dc=com\x01uid=a', '{SSHA}one', '{SSHA}two'), true);
     assert.equal(keep(table, 'dc=com\x01uid=none'), true);
     assert.deepEqual(lookup(table, 'dc=com\x01uid=a'), ['{SSHA}one', '{SSHA}two']);
-    assert.deepEqual(lookup(new PasswordTable(buffer), 'dc=com\x01uid=a'), ['{SSHA}one', '{SSHA}two'], 'another thread\'s view');
+    assert.deepEqual(lookup(new SharedTable(buffer), 'dc=com\x01uid=a'), ['{SSHA}one', '{SSHA}two'], 'another thread\'s view');
     assert.deepEqual(lookup(table, 'dc=com\x01uid=none'), [], 'an entry without a password');
     assert.equal(lookup(table, 'dc=com\x01uid=b'), undefined);
     assert.equal(lookup(table, 'dc=com\x01uid=A'), undefined);
@@ -37,7 +38,7 @@ describe('PasswordTable', () => {
   });
 
   test('a write to the entry makes its values stale; values read before the write landed are never used', () => {
-    const table = new PasswordTable(PasswordTable.allocate(4));
+    const table = new SharedTable(SharedTable.allocate(4));
     const key = 'dc=com\x01uid=a';
     keep(table, key, 'old');
     table.touched(key);
@@ -54,16 +55,16 @@ describe('PasswordTable', () => {
   });
 
   test('marks copied before a walk: a record kept with them is stale if its entry was written meanwhile', () => {
-    const table = new PasswordTable(PasswordTable.allocate(4));
+    const table = new SharedTable(SharedTable.allocate(4));
     const marks = table.copyMarks();
     table.touched('k2');
-    for (const key of ['k1', 'k2']) table.keep(key, hashKey(key), values(`${key}-value`), PasswordTable.markIn(marks, hashKey(key)));
+    for (const key of ['k1', 'k2']) table.keep(key, hashKey(key), values(`${key}-value`), SharedTable.markIn(marks, hashKey(key)));
     assert.deepEqual(lookup(table, 'k1'), ['k1-value']);
     assert.equal(lookup(table, 'k2'), undefined);
   });
 
   test('keys beyond the first index size are all kept (the index is rebuilt larger)', () => {
-    const table = new PasswordTable(PasswordTable.allocate(64));
+    const table = new SharedTable(SharedTable.allocate(64));
     const count = 150_000;
     for (let n = 0; n < count; n += 1) assert.equal(keep(table, `uid=user.${n}`, `{SSHA512}hash-of-${n}`), true);
     assert.equal(table.size, count);
@@ -71,7 +72,7 @@ describe('PasswordTable', () => {
   });
 
   test('a full table keeps no more and says so; what it holds stays exact', () => {
-    const table = new PasswordTable(PasswordTable.allocate(4));
+    const table = new SharedTable(SharedTable.allocate(4));
     let kept = 0;
     while (!table.full) {
       assert.equal(keep(table, `uid=user.${kept}`, 'x'.repeat(200)), true);
@@ -82,7 +83,7 @@ describe('PasswordTable', () => {
   });
 
   test('what it cannot hold: keys with chars above 255, records over the limit', () => {
-    const table = new PasswordTable(PasswordTable.allocate(4));
+    const table = new SharedTable(SharedTable.allocate(4));
     assert.equal(hashKey('uid=\u0416'), 0);
     assert.equal(keep(table, 'uid=\u0416', 'secret'), false);
     assert.equal(lookup(table, 'uid=\u0416'), undefined);
@@ -108,7 +109,7 @@ describe('the store with a password table', () => {
     await seed.add(PEOPLE);
     for (let n = 0; n < USERS; n += 1) await seed.add(person(n, { userPassword: `{CLEARTEXT}secret-${n}` }));
     await seed.close();
-    store = await DirectoryStore.open(dir.path, { entryCacheMb: 0, passwordTable: PasswordTable.allocate(4) });
+    store = await DirectoryStore.open(dir.path, { entryCacheMb: 0, tables: { passwords: SharedTable.allocate(4) } });
   });
   after(async () => { await store.close(); await dir.remove(); });
 
@@ -134,6 +135,69 @@ describe('the store with a password table', () => {
     assert.equal(passwords(4), undefined);
     await store.add(person(4, { userPassword: '{CLEARTEXT}again' }));
     assert.deepEqual(passwords(4), ['{CLEARTEXT}again'], 'added again under the same name');
+  });
+});
+
+describe('the store with an equality table', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let store: DirectoryStore;
+  let table: SharedTable;
+  const people = dnKey(parseDn('ou=People,dc=example,dc=com'));
+  const dnOf = (n: number) => parseDn(`uid=user.${n},ou=People,dc=example,dc=com`);
+  const mailOf = (n: number) => `user.${n}@example.com`;
+  const ADMIN = { actor: 'cn=admin' };
+  /** The dnKeys the store hands a search for `attribute=value` (its candidates: the index's answer, in scope). */
+  const holders = async (attribute: string, value: string): Promise<string[]> => {
+    const keys: string[] = [];
+    for await (const found of store.searchRecords(people, 'sub', { equality: { attribute, value: Buffer.from(value) } })) keys.push(found.key!);
+    return keys.sort();
+  };
+  const userKeys = (...numbers: number[]) => numbers.map((n) => dnKey(dnOf(n))).sort();
+  /** A write elsewhere: this thread's own cache of equality answers is emptied by any write, so the next lookup asks the table. */
+  const unrelatedWrite = () => modifyEntry(store, dnOf(9), [{ op: 'replace', attribute: 'description', values: values(`${Math.random()}`) }], ADMIN);
+
+  before(async () => {
+    dir = await tempDir();
+    const seed = await DirectoryStore.open(dir.path, { entryCacheMb: 0 });
+    await seed.add(BASE, { allowNewSuffix: true, actor: 'cn=admin' });
+    await seed.add(PEOPLE);
+    for (let n = 0; n < 10; n += 1) await seed.add(person(n));
+    await seed.close();
+    table = new SharedTable(SharedTable.allocate(4));
+    store = await DirectoryStore.open(dir.path, { entryCacheMb: 0, tables: { equalities: table.buffer } });
+  });
+  after(async () => { await store.close(); await dir.remove(); });
+
+  test('an answer read once is given by the table after a write elsewhere, with no index key read', async () => {
+    assert.deepEqual(await holders('mail', mailOf(1)), userKeys(1));
+    await unrelatedWrite();
+    const { hits } = store.equalities!.stats;
+    const read = store.stats.indexKeysRead;
+    assert.deepEqual(await holders('mail', mailOf(1)), userKeys(1));
+    assert.equal(store.equalities!.stats.hits, hits + 1);
+    assert.equal(store.stats.indexKeysRead, read, 'no index key read');
+  });
+
+  test('every write of a value is seen by the next lookup of it: added, replaced, removed, a new holder, a holder deleted', async () => {
+    const shared = 'shared@example.com';
+    const { hits } = store.equalities!.stats;
+    assert.deepEqual(await holders('mail', shared), [], 'nobody holds it: the empty answer is kept');
+    await unrelatedWrite();
+    assert.deepEqual(await holders('mail', shared), []);
+    await modifyEntry(store, dnOf(2), [{ op: 'add', attribute: 'mail', values: values(shared) }], ADMIN);
+    assert.deepEqual(await holders('mail', shared), userKeys(2), 'a value added');
+    await modifyEntry(store, dnOf(3), [{ op: 'replace', attribute: 'mail', values: values(shared) }], ADMIN);
+    assert.deepEqual(await holders('mail', shared), userKeys(2, 3), 'a value replaced');
+    assert.deepEqual(await holders('mail', mailOf(3)), [], 'the value it replaced');
+    await store.add(person(20, { mail: shared }));
+    assert.deepEqual(await holders('mail', shared), userKeys(2, 3, 20), 'a new entry holding it');
+    await modifyEntry(store, dnOf(2), [{ op: 'delete', attribute: 'mail', values: values(shared) }], ADMIN);
+    assert.deepEqual(await holders('mail', shared), userKeys(3, 20), 'a value removed');
+    await deleteEntry(store, dnOf(20));
+    assert.deepEqual(await holders('mail', shared), userKeys(3), 'a holder deleted');
+    await renameEntry(store, dnOf(3), { newRdn: parseDn('uid=moved')[0]!, deleteOldRdn: true }, ADMIN);
+    assert.deepEqual(await holders('mail', shared), [dnKey(parseDn('uid=moved,ou=People,dc=example,dc=com'))], 'its holder renamed');
+    assert.ok(store.equalities!.stats.hits > hits, 'the table answered some of them');
   });
 });
 
@@ -164,7 +228,7 @@ describe('the walk that fills the password table', () => {
       });
       const openWhileWaiting: number[] = [];
       const turns = { now: () => false, wait: async () => { openWhileWaiting.push(open); } };
-      const table = new PasswordTable(PasswordTable.allocate(4));
+      const table = new SharedTable(SharedTable.allocate(4));
       assert.equal(await walkPasswords(counted, table, () => true, turns), 2502);
       assert.ok(made > 2, `${made} snapshots: one slice each, as the turn was over after every slice`);
       assert.equal(openWhileWaiting.length, made, 'a wait before each snapshot');

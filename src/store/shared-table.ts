@@ -1,27 +1,31 @@
 /**
- * Every account's userPassword values in memory shared by the serving threads, so that a bind of
- * a directory too large for the entry cache (stamped-cache.ts) reads no LevelDB record: at a
+ * Values by key in memory shared by the serving threads, exact through write marks. Two are kept
+ * (store.ts): the password table, every account's userPassword values by dnKey, so that a bind
+ * of a directory too large for the entry cache (stamped-cache.ts) reads no LevelDB record (at a
  * million users that read is 12-15 µs of a bind's CPU, and the 1 KB record it copies is work for
- * the collector (docs/performance.md, "A password table shared by the threads").
+ * the collector: docs/performance.md, "A password table shared by the threads"); and the equality
+ * table, the dnKeys under one value of the equality index by the value's key prefix, so that a
+ * `(uid=user.N)` search of a large directory makes no trip to LevelDB's thread for its index keys
+ * (docs/performance.md, "Equality answers shared by the threads").
  *
  * One SharedArrayBuffer, in Int32 cells, then bytes:
  *
  *   header    lock · generation · tail · used · slots · cleared at      (HEADER cells)
- *   marks     MARKS cells: writes finished on the dnKeys of each hash bucket
+ *   marks     MARKS cells: writes finished on the keys of each hash bucket
  *   index     maxSlots x [tag, offset + 1]: open addressing, linear probing, `slots` in use
  *   arena     records, appended, 4-byte aligned:
  *               mark (i32) · key length (u16) · values length (u16) · key (one byte a char)
  *               · values: per value, its length (u16) and its bytes
  *
  * Exact, not eventually right: a record is used only while its bucket's mark still equals the mark
- * read before its values were read from LevelDB. A write bumps the marks of the entries it wrote
+ * read before its values were read from LevelDB. A write bumps the marks of the keys it wrote
  * after LevelDB has it and after the write gate counted it settled, before it is acknowledged
  * (store.ts, writeLocal), so a record read before an acknowledged write is never used after it.
  *
  * Readers take no lock: they read `generation` before and after (a seqlock); it is odd while the
  * index is rebuilt or the table emptied, and moves on each, so a reader that raced one reads
  * nothing. Writers (a record kept, the index rebuilt twice as large, the table emptied when the
- * arena is full) take the lock, and one that finds it taken keeps nothing: a bind never waits.
+ * arena is full) take the lock, and one that finds it taken keeps nothing: a reader never waits.
  * Records are never changed in place: a key read again gets a new record, and the bytes of the old
  * one are reclaimed only when the table is emptied.
  */
@@ -48,6 +52,8 @@ export const MIN_TABLE_MB = 4;
 export const MAX_TABLE_MB = 2047;
 /** serve's --password-table-mb. */
 export const DEFAULT_PASSWORD_TABLE_MB = 256;
+/** serve's --equality-table-mb (a million one-entry answers take about 90 MiB with the index). */
+export const DEFAULT_EQUALITY_TABLE_MB = 128;
 
 /** A char a record cannot hold (keys are kept one byte a char). */
 const WIDE_CHAR = /[^\x00-\xff]/;
@@ -66,12 +72,20 @@ function maxSlotsFor(bytes: number): number {
   return slots;
 }
 
-export interface PasswordTableStats {
+/** The shared memory of the tables a process keeps (SharedTable.allocate), each when kept: every thread opens the store with the same. */
+export interface TableMemory {
+  /** The password table: userPassword values by dnKey, for binds. */
+  readonly passwords?: SharedArrayBuffer;
+  /** The equality table: the dnKeys under values of the equality index, for searches. */
+  readonly equalities?: SharedArrayBuffer;
+}
+
+export interface SharedTableStats {
   hits: number;
   misses: number;
 }
 
-export class PasswordTable {
+export class SharedTable {
   private readonly cells: Int32Array;
   private readonly marks: Int32Array;
   private readonly index: Int32Array;
@@ -81,7 +95,7 @@ export class PasswordTable {
   private readonly arenaBytes: Buffer;
   private readonly maxSlots: number;
   /** This thread's lookups. */
-  readonly stats: PasswordTableStats = { hits: 0, misses: 0 };
+  readonly stats: SharedTableStats = { hits: 0, misses: 0 };
 
   constructor(readonly buffer: SharedArrayBuffer) {
     this.maxSlots = maxSlotsFor(buffer.byteLength);
@@ -132,7 +146,7 @@ export class PasswordTable {
     return marks[hash & MARKS_MASK]!;
   }
 
-  /** A write to the entry at this dnKey has finished: records read before it are not used again. */
+  /** A write to this key has finished: records read before it are not used again. */
   touched(key: string): void {
     Atomics.add(this.marks, hashKey(key) & MARKS_MASK, 1);
   }
@@ -142,7 +156,7 @@ export class PasswordTable {
     for (let bucket = 0; bucket < MARKS; bucket += 1) Atomics.add(this.marks, bucket, 1);
   }
 
-  /** The values held for this dnKey, or undefined when none are held or they may be stale. */
+  /** The values held for this key, or undefined when none are held or they may be stale. */
   lookup(key: string, hash: number): Buffer[] | undefined {
     if (hash === 0) return undefined;
     const generation = Atomics.load(this.cells, CELL.generation);
@@ -156,7 +170,7 @@ export class PasswordTable {
   }
 
   /**
-   * Keeps the values read for this dnKey after markOf(hash) returned `mark`. Keeps nothing (false)
+   * Keeps the values read for this key after markOf(hash) returned `mark`. Keeps nothing (false)
    * when another thread holds the lock, the record is too large, or there is no room.
    */
   keep(key: string, hash: number, values: readonly Buffer[], mark: number): boolean {
@@ -298,4 +312,9 @@ export class PasswordTable {
   private end(): void {
     Atomics.add(this.cells, CELL.generation, 1);
   }
+}
+
+/** Makes every record of these tables stale (a thread died with writes in flight: which of them LevelDB has is unknown). */
+export function staleTables(memory: TableMemory): void {
+  for (const buffer of [memory.passwords, memory.equalities]) if (buffer !== undefined) new SharedTable(buffer).touchedAll();
 }

@@ -43,6 +43,8 @@ export interface BulkTarget {
   /** Which of these dnKeys exist. */
   existing(keys: readonly string[]): Promise<Set<string>>;
   write(ops: readonly BatchOp[], sync: boolean): Promise<void>;
+  /** Called once every entry is written, before the load's last (synced) write: a SortedLoad merges its runs here. */
+  complete?(): Promise<void>;
 }
 
 export class BulkLoader {
@@ -168,6 +170,7 @@ export class BulkLoader {
     await this.flush();
     await this.write;
     if (this.writeError) throw this.writeError;
+    await this.store.complete?.();
     await this.store.write([{ type: 'put', key: metaKey('lastBulkLoad'), value: Buffer.from(new Date().toISOString()) }], true);
   }
 }

@@ -18,7 +18,7 @@ const leveldap = (args: string[], input?: string): Promise<RunResult> => run(pro
 
 const BASE_DN = 'dc=example,dc=com';
 const PEOPLE_DN = `ou=People,${BASE_DN}`;
-const COUNT_LINE = /^imported (\d+) entries(?:, (\d+) skipped)? in [\d.]+ s \(\d+ entries\/s\)\n(?:compacted the database in [\d.]+ s\n)?$/;
+const COUNT_LINE = /^imported (\d+) entries(?:, (\d+) skipped)? in [\d.]+ s \(\d+ entries\/s\)\n(?:compacted the database in [\d.]+ s\n|written in key order: nothing to compact\n)?$/;
 
 /** Runs the body with a fresh temporary directory, removed afterwards whatever happens. */
 async function inTempDir(body: (dir: string) => Promise<void>): Promise<void> {
@@ -120,6 +120,21 @@ describe('import-ldif and export-ldif: round trip', () => {
       assert.deepEqual(counts(second), { imported: 302, skipped: 0 });
       const reexported = await exportLdif(join(dir, 'db2'));
       assert.ok(reexported === exported, 'the export of the re-imported export is byte-identical');
+    });
+  });
+
+  test('--sort (a load through sorted runs) stores what a load as it comes stores: users, groups, memberships', async () => {
+    await inTempDir(async (dir) => {
+      const generated = await makeLdif('--users', '300', '--groups', '12', '--scheme', 'SSHA512', '--seed', 's2');
+      assert.equal((await importLdif(dir, generated, ['--no-sort'], join(dir, 'db1'))).code, 0);
+      const exported = await exportLdif(join(dir, 'db1'));
+      const sorted = await importLdif(dir, exported, ['--sort'], join(dir, 'db2'));
+      assert.equal(sorted.code, 0, sorted.stderr);
+      assert.match(sorted.stdout, /^written in key order: nothing to compact$/m);
+      assert.deepEqual(counts(sorted), { imported: 315, skipped: 0 });
+      assert.ok((await exportLdif(join(dir, 'db2'))) === exported, 'the same export, byte for byte');
+      const members = await exportedDns(join(dir, 'db2'), '--base-dn', `ou=Groups,${BASE_DN}`);
+      assert.equal(members.length, 13);
     });
   });
 });
@@ -288,15 +303,18 @@ describe('import-ldif: errors name their line', () => {
     },
   ];
 
+  /** A load as the entries come, and one through sorted runs (an empty database's, for large files and standard input). */
+  const ORDERS = ['--no-sort', '--sort'] as const;
+
   /** make-ldif's base, ou=People and user.0 .. user.2. */
   const GOOD_DNS = [BASE_DN, PEOPLE_DN, ...[0, 1, 2].map((n) => `uid=user.${n},${PEOPLE_DN}`)];
 
-  for (const bad of BAD) {
-    test(`without --continue-on-error, ${bad.what} stops the import, named by line; the entries before it are kept, none after it`, async () => {
+  for (const bad of BAD) for (const order of ORDERS) {
+    test(`without --continue-on-error (${order}), ${bad.what} stops the import, named by line; the entries before it are kept, none after it`, async () => {
       const ldif = ldifOf(await makeLdif('--users', '3'), bad.record, account('after'));
       const line = lineOf(ldif, bad.at);
       await inTempDir(async (dir) => {
-        const result = await importLdif(dir, ldif);
+        const result = await importLdif(dir, ldif, [order]);
         assert.equal(result.code, 1, result.stderr);
         assert.match(result.stderr, new RegExp(`^leveldap: import stopped at line ${line}\\b`), result.stderr);
         assert.match(result.stderr, bad.reason);
@@ -319,11 +337,11 @@ describe('import-ldif: errors name their line', () => {
     });
   });
 
-  test('with --continue-on-error every bad entry is skipped and reported by line, the good ones after them are imported, exit 1', async () => {
+  for (const order of ORDERS) test(`with --continue-on-error (${order}) every bad entry is skipped and reported by line, the good ones after them are imported, exit 1`, async () => {
     const goods = BAD.map((_bad, i) => `good-${i}`);
     const ldif = ldifOf(await makeLdif('--users', '3'), ...BAD.flatMap((bad, i) => [bad.record, account(goods[i]!)]));
     await inTempDir(async (dir) => {
-      const result = await importLdif(dir, ldif, ['--continue-on-error']);
+      const result = await importLdif(dir, ldif, ['--continue-on-error', order]);
       assert.equal(result.code, 1, result.stderr);
       assert.deepEqual(counts(result), { imported: 5 + goods.length, skipped: BAD.length });
       assert.match(result.stdout, new RegExp(`, ${BAD.length} skipped in `));

@@ -1,0 +1,186 @@
+/**
+ * Sorted runs on disk, for a bulk load written in key order (sorted-load.ts): operations are
+ * gathered up to a budget of bytes, sorted by key and written to a file of their own (a run);
+ * at the end the runs are merged, so the operations come out in key order whatever order they
+ * went in, while memory holds one run being gathered, or a block of each run being merged.
+ *
+ * A run file is a sequence of records, each
+ *
+ *   u32le key bytes | key (UTF-8) | u32le value bytes | value
+ *
+ * Keys are compared as JavaScript strings (UTF-16 code units), which is LevelDB's byte order of
+ * their UTF-8 except between characters beyond the BMP and those from U+E000 to U+FFFF. The
+ * order only decides how well LevelDB can place the tables it writes, never what is stored:
+ * LevelDB orders every key itself. Among equal keys, a run keeps the order they came in and the
+ * merge gives an earlier run's first, so the last put of a key still wins.
+ */
+import { closeSync, openSync, readSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
+
+/** A put of a bulk load: the only operation a run holds. */
+export interface RunOp {
+  readonly type: 'put';
+  readonly key: string;
+  readonly value: Buffer;
+}
+
+/** What gathering an operation costs against the budget beyond its key and value: the op, the array slot, the string's header. */
+const OP_OVERHEAD = 96;
+const WRITE_BLOCK = 1 << 20;
+const READ_BLOCK = 1 << 20;
+const LENGTH_BYTES = 4;
+
+const byKey = (a: RunOp, b: RunOp): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
+
+/** Gathers operations and writes them out as sorted runs in `dir`, each of about `budget` bytes. */
+export class RunWriter {
+  readonly runs: string[] = [];
+  private gathered: RunOp[] = [];
+  private bytes = 0;
+
+  constructor(private readonly dir: string, private readonly budget: number) {}
+
+  add(op: RunOp): void {
+    this.gathered.push(op);
+    this.bytes += op.key.length * 2 + op.value.length + OP_OVERHEAD;
+    if (this.bytes >= this.budget) this.spill();
+  }
+
+  /** Writes what is gathered as a run (nothing when nothing is). */
+  spill(): void {
+    if (this.gathered.length === 0) return;
+    const path = join(this.dir, `run-${this.runs.length}`);
+    writeRun(path, this.gathered.sort(byKey));
+    this.runs.push(path);
+    this.gathered = [];
+    this.bytes = 0;
+  }
+}
+
+function writeRun(path: string, ops: readonly RunOp[]): void {
+  const fd = openSync(path, 'w');
+  try {
+    let block = Buffer.allocUnsafe(WRITE_BLOCK);
+    let at = 0;
+    for (const op of ops) {
+      const need = 2 * LENGTH_BYTES + Buffer.byteLength(op.key) + op.value.length;
+      if (at + need > block.length) {
+        writeSync(fd, block, 0, at);
+        at = 0;
+        if (need > block.length) block = Buffer.allocUnsafe(need);
+      }
+      at = encodeOp(block, at, op);
+    }
+    writeSync(fd, block, 0, at);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function encodeOp(block: Buffer, at: number, op: RunOp): number {
+  const keyBytes = block.write(op.key, at + LENGTH_BYTES, 'utf8');
+  block.writeUInt32LE(keyBytes, at);
+  let next = at + LENGTH_BYTES + keyBytes;
+  block.writeUInt32LE(op.value.length, next);
+  next += LENGTH_BYTES;
+  return next + op.value.copy(block, next);
+}
+
+/** Reads a run's records in order, a block at a time. */
+export class RunReader {
+  key = '';
+  value: Buffer = Buffer.alloc(0);
+  private block: Buffer = Buffer.alloc(0);
+  private at = 0;
+  private ended = false;
+
+  constructor(private readonly fd: number, readonly order: number) {}
+
+  static open(path: string, order: number): RunReader {
+    return new RunReader(openSync(path, 'r'), order);
+  }
+
+  /** Moves to the next record; false at the end of the run. */
+  next(): boolean {
+    if (!this.have(LENGTH_BYTES)) return false;
+    const keyBytes = this.block.readUInt32LE(this.at);
+    if (!this.have(2 * LENGTH_BYTES + keyBytes)) throw new Error('a sorted run ends inside a record');
+    const valueBytes = this.block.readUInt32LE(this.at + LENGTH_BYTES + keyBytes);
+    const length = 2 * LENGTH_BYTES + keyBytes + valueBytes;
+    if (!this.have(length)) throw new Error('a sorted run ends inside a record');
+    this.key = this.block.toString('utf8', this.at + LENGTH_BYTES, this.at + LENGTH_BYTES + keyBytes);
+    this.value = this.block.subarray(this.at + length - valueBytes, this.at + length);
+    this.at += length;
+    return true;
+  }
+
+  close(): void {
+    closeSync(this.fd);
+  }
+
+  /**
+   * Whether `bytes` more are in hand, reading on when not. A new block each time: values handed
+   * out are views of the old one and stay valid.
+   */
+  private have(bytes: number): boolean {
+    if (this.block.length - this.at >= bytes) return true;
+    if (this.ended) return this.block.length - this.at >= bytes;
+    const rest = this.block.subarray(this.at);
+    const block = Buffer.allocUnsafe(Math.max(READ_BLOCK, bytes));
+    rest.copy(block);
+    let filled = rest.length;
+    while (filled < block.length && !this.ended) {
+      const read = readSync(this.fd, block, filled, block.length - filled, null);
+      if (read === 0) this.ended = true;
+      filled += read;
+    }
+    this.block = block.subarray(0, filled);
+    this.at = 0;
+    return filled >= bytes;
+  }
+}
+
+/** Whether reader `a` comes before `b`: by key, then by run. */
+const before = (a: RunReader, b: RunReader): boolean => a.key < b.key || (a.key === b.key && a.order < b.order);
+
+/**
+ * The runs' operations merged into key order, `batchSize` at a time (a binary heap of one
+ * reader per run). Every run is closed when the generator ends, however it ends.
+ */
+export function* mergeRuns(paths: readonly string[], batchSize: number): Generator<RunOp[]> {
+  const readers = paths.map((path, order) => RunReader.open(path, order));
+  try {
+    const heap = readers.filter((reader) => reader.next());
+    for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(heap, i);
+    let batch: RunOp[] = [];
+    while (heap.length > 0) {
+      const top = heap[0]!;
+      batch.push({ type: 'put', key: top.key, value: top.value });
+      if (!top.next()) {
+        heap[0] = heap[heap.length - 1]!;
+        heap.pop();
+      }
+      siftDown(heap, 0);
+      if (batch.length === batchSize) {
+        yield batch;
+        batch = [];
+      }
+    }
+    if (batch.length > 0) yield batch;
+  } finally {
+    for (const reader of readers) reader.close();
+  }
+}
+
+function siftDown(heap: RunReader[], from: number): void {
+  let i = from;
+  for (;;) {
+    const left = 2 * i + 1;
+    let least = i;
+    if (left < heap.length && before(heap[left]!, heap[least]!)) least = left;
+    if (left + 1 < heap.length && before(heap[left + 1]!, heap[least]!)) least = left + 1;
+    if (least === i) return;
+    [heap[i], heap[least]] = [heap[least]!, heap[i]!];
+    i = least;
+  }
+}

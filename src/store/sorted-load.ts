@@ -1,0 +1,142 @@
+/**
+ * A bulk load into an empty LevelDB written in key order. LevelDB writes each memtable out as a
+ * table; tables whose keys overlap are merged again and again as they sink through the levels
+ * (a million users in file order: 34-40 s of merging on one core, docs/performance.md). Keys that
+ * arrive in order make tables that overlap nothing, which LevelDB places without merging, and
+ * leave nothing to compact after the load.
+ *
+ * So the loader's writes (bulk.ts) go to sorted runs on disk (run-files.ts) in a directory of
+ * their own, and `complete` merges them into the database. The loader still checks every entry
+ * exactly, in file order: which dnKeys are placed is kept in a small LevelDB of its own beside
+ * the runs (the ledger), written as the runs are, and read where the loader's filter cannot tell.
+ * The directory is removed when the load completes (and, if a load was killed, when the next one
+ * starts).
+ */
+import { mkdirSync, rmSync } from 'node:fs';
+import { join } from 'node:path';
+import { Level } from 'level';
+import type { BatchOp } from './batch-ops.js';
+import type { BulkTarget } from './bulk.js';
+import { dnKeyOfEntryKey, metaKey } from './keys.js';
+import { mergeRuns, RunWriter } from './run-files.js';
+import type { DirectoryStore } from './store.js';
+
+/** Bytes of operations gathered before a run is sorted and written (native values and heap together). */
+const RUN_BYTES = 64 << 20;
+/** The ledger's memtable: a million dnKeys take about 60 MB. */
+const LEDGER_BUFFER_MB = 16;
+/** Operations per write while merging (about 1,000 entries). */
+const MERGE_BATCH = 10_000;
+/** How many placed dnKeys `existing` keeps once found. */
+const FOUND_KEPT = 4096;
+/** The meta space: keys the database holds before a load, which the entries' keys sort around. */
+const META_START = metaKey('');
+const META_END = '\x6d\x01';
+
+export class SortedLoad implements BulkTarget {
+  private completed = false;
+  private readonly found = new Set<string>();
+
+  private constructor(
+    private readonly store: DirectoryStore,
+    private readonly dir: string,
+    private readonly runs: RunWriter,
+    private readonly ledger: Level<string, string>,
+  ) {}
+
+  /**
+   * The target a bulk load into `store` should use: a SortedLoad with its files in `dir` when
+   * `wanted` and the database holds no entries, else the store itself. Files a killed load left
+   * in `dir` are removed in any case.
+   */
+  static async over(store: DirectoryStore, dir: string, wanted: boolean, runBytes = RUN_BYTES): Promise<BulkTarget> {
+    rmSync(dir, { recursive: true, force: true });
+    if (!wanted || (await store.hasEntries())) return store;
+    mkdirSync(dir, { recursive: true });
+    const ledger = new Level<string, string>(join(dir, 'ledger'), { writeBufferSize: LEDGER_BUFFER_MB << 20 });
+    await ledger.open();
+    return new SortedLoad(store, dir, new RunWriter(dir, runBytes), ledger);
+  }
+
+  get indexed(): ReadonlySet<string> {
+    return this.store.indexed;
+  }
+
+  hasEntries(): Promise<boolean> {
+    return this.store.hasEntries();
+  }
+
+  suffixes(): Promise<string[]> {
+    return this.store.suffixes();
+  }
+
+  /**
+   * Which of these dnKeys the load has placed (it starts from a database without entries). The
+   * ancestors of every entry are asked about again and again: keys found are kept (the load only
+   * adds, so they stay placed), up to FOUND_KEPT of them.
+   */
+  async existing(keys: readonly string[]): Promise<Set<string>> {
+    const existing = new Set(keys.filter((key) => this.found.has(key)));
+    const asked = keys.filter((key) => !existing.has(key));
+    const read = asked.length === 0 ? [] : await this.ledger.getMany(asked);
+    const placed = asked.filter((_key, i) => read[i] !== undefined);
+    if (this.found.size + placed.length > FOUND_KEPT) this.found.clear();
+    for (const key of placed) {
+      existing.add(key);
+      this.found.add(key);
+    }
+    return existing;
+  }
+
+  /** Gathers the operations into the runs (once the load has completed: writes them to the store). */
+  async write(ops: readonly BatchOp[], sync: boolean): Promise<void> {
+    if (this.completed) return this.store.write(ops, sync);
+    const placed = this.ledger.batch();
+    for (const op of ops) {
+      if (op.type !== 'put') throw new Error('a bulk load only adds');
+      this.runs.add(op);
+      const key = dnKeyOfEntryKey(op.key);
+      if (key !== undefined) placed.put(key, '');
+    }
+    await placed.write();
+  }
+
+  /**
+   * Merges the runs into the database in key order, writes its memtable out, and removes the
+   * runs and the ledger. Writes after this go straight to the store.
+   */
+  async complete(): Promise<void> {
+    this.completed = true;
+    this.runs.spill();
+    await this.ledger.close();
+    try {
+      await this.store.writeOutMemtable(META_START, META_END);
+      await this.mergeIntoStore();
+      await this.store.writeOutMemtable(META_START, META_END);
+    } finally {
+      rmSync(this.dir, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * Writes the merged runs, one batch in flight while the next is merged. When the keys pass the
+   * meta space, the memtable is written out first, so that no table spans the keys already stored.
+   */
+  private async mergeIntoStore(): Promise<void> {
+    let writing: Promise<void> = Promise.resolve();
+    let pastMeta = false;
+    for (const batch of mergeRuns(this.runs.runs, MERGE_BATCH)) {
+      await writing;
+      const split = pastMeta ? 0 : batch.findIndex((op) => op.key >= META_START);
+      if (split === -1 || pastMeta) {
+        writing = this.store.write(batch, false);
+        continue;
+      }
+      pastMeta = true;
+      await this.store.write(batch.slice(0, split), false);
+      await this.store.writeOutMemtable(META_START, META_END);
+      writing = this.store.write(batch.slice(split), false);
+    }
+    await writing;
+  }
+}

@@ -1,0 +1,104 @@
+import { test, describe } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { BulkLoader, DirectoryError, DirectoryStore, SortedLoad } from '../../../src/store/index.js';
+import { mergeRuns, RunWriter, type RunOp } from '../../../src/store/run-files.js';
+import { BASE, PEOPLE, assertConsistent, dns, entry, equalDns, person, tempDir } from '../../helpers/store.js';
+
+const put = (key: string, value = ''): RunOp => ({ type: 'put', key, value: Buffer.from(value) });
+
+/** Keys with shared prefixes, characters beyond ASCII and beyond the BMP, in a scrambled order. */
+function scrambledKeys(count: number): string[] {
+  const keys: string[] = [];
+  for (let n = 0; n < count; n += 1) {
+    const mixed = (n * 7919) % count;
+    keys.push(`${'eic'[mixed % 3]}\x00dc=com\x01uid=${mixed % 5 === 0 ? 'é😀' : 'user'}.${mixed}`);
+  }
+  return keys;
+}
+
+describe('sorted runs', () => {
+  test('the merge gives every operation once, in key order, across many runs', async () => {
+    const dir = await tempDir();
+    const writer = new RunWriter(dir.path, 2_000);
+    const keys = scrambledKeys(3_000);
+    for (const key of keys) writer.add(put(key, `value of ${key}`));
+    writer.spill();
+    assert.ok(writer.runs.length > 20, `${writer.runs.length} runs`);
+    const merged = [...mergeRuns(writer.runs, 128)].flat();
+    assert.deepEqual(merged.map((op) => op.key), [...keys].sort());
+    for (const op of merged) assert.equal(op.value.toString(), `value of ${op.key}`);
+    await dir.remove();
+  });
+
+  test('equal keys come out in the order they went in, so the last put wins', async () => {
+    const dir = await tempDir();
+    const writer = new RunWriter(dir.path, 200);
+    for (let n = 0; n < 30; n += 1) writer.add(put('k', `v${n}`));
+    writer.spill();
+    assert.ok(writer.runs.length > 3);
+    assert.deepEqual([...mergeRuns(writer.runs, 7)].flat().map((op) => op.value.toString()), Array.from({ length: 30 }, (_, n) => `v${n}`));
+    await dir.remove();
+  });
+
+  test('a record larger than the read and write blocks', async () => {
+    const dir = await tempDir();
+    const writer = new RunWriter(dir.path, 1 << 30);
+    const big = Buffer.alloc(3 << 20, 7);
+    writer.add(put('b', 'small'));
+    writer.add({ type: 'put', key: 'a', value: big });
+    writer.add(put('c', 'small'));
+    writer.spill();
+    const merged = [...mergeRuns(writer.runs, 10)].flat();
+    assert.deepEqual(merged.map((op) => op.key), ['a', 'b', 'c']);
+    assert.ok(merged[0]!.value.equals(big));
+    await dir.remove();
+  });
+});
+
+describe('SortedLoad', () => {
+  test('checks every entry exactly while nothing is in the database yet, then stores it all in key order', async () => {
+    const dir = await tempDir();
+    const store = await DirectoryStore.open(join(dir.path, 'db'));
+    const runs = join(dir.path, 'db', 'import-runs');
+    const target = await SortedLoad.over(store, runs, true, 4_096);
+    assert.ok(target instanceof SortedLoad);
+    const loader = new BulkLoader(target, { batchEntries: 5 });
+    assert.deepEqual(await loader.addAll([BASE, PEOPLE]), [undefined, undefined]);
+    for (let n = 0; n < 300; n += 1) await loader.add(person(n));
+    assert.equal((await dns(store, 'dc=example,dc=com', 'sub')).length, 0, 'nothing in the database before the load completes');
+    const late = await loader.addAll([
+      person(3),
+      entry('uid=a,ou=Missing,dc=example,dc=com', { objectClass: 'account', uid: 'a' }),
+      entry('ou=Groups,dc=example,dc=com', { objectClass: 'organizationalUnit', ou: 'Groups' }),
+    ]);
+    assert.ok(late[0] instanceof DirectoryError && late[0].code === 68, 'a duplicate of an entry only the ledger knows');
+    assert.ok(late[1] instanceof DirectoryError && late[1].code === 32, 'a missing parent');
+    assert.equal(late[2], undefined, 'a child of an entry placed long before');
+    assert.ok(readdirSync(runs).filter((name) => name.startsWith('run-')).length > 10, 'several runs');
+    await loader.finish();
+    assert.equal(existsSync(runs), false, 'the runs are removed');
+    assert.equal((await dns(store, 'dc=example,dc=com', 'sub')).length, 303);
+    assert.deepEqual(await equalDns(store, 'uid', 'user.217'), ['uid=user.217,ou=People,dc=example,dc=com']);
+    assert.equal((await dns(store, 'ou=people,dc=example,dc=com', 'one')).length, 300);
+    await store.close();
+    // LevelDB's log of the load (opening the database again starts a new one)
+    assert.doesNotMatch(readFileSync(join(dir.path, 'db', 'LOG'), 'utf8'), /Compacting/, 'no table overlapped another');
+    await assertConsistent(join(dir.path, 'db'), store.indexed);
+    await dir.remove();
+  });
+
+  test('a database that holds entries is loaded into directly, and a killed load\'s runs are removed', async () => {
+    const dir = await tempDir();
+    const store = await DirectoryStore.open(join(dir.path, 'db'));
+    await store.add(BASE, { allowNewSuffix: true });
+    const runs = join(dir.path, 'db', 'import-runs');
+    mkdirSync(runs);
+    writeFileSync(join(runs, 'run-0'), 'left by a killed load');
+    assert.equal(await SortedLoad.over(store, runs, true), store);
+    assert.equal(existsSync(runs), false);
+    await store.close();
+    await dir.remove();
+  });
+});

@@ -29,9 +29,8 @@ const LEDGER_BUFFER_MB = 16;
 const MERGE_BATCH = 10_000;
 /** How many placed dnKeys `existing` keeps once found. */
 const FOUND_KEPT = 4096;
-/** The meta space: keys the database holds before a load, which the entries' keys sort around. */
+/** Where the meta space starts: the keys the database holds before a load, which the entries' keys sort around. */
 const META_START = metaKey('');
-const META_END = '\x6d\x01';
 
 export class SortedLoad implements BulkTarget {
   private completed = false;
@@ -110,9 +109,9 @@ export class SortedLoad implements BulkTarget {
     this.runs.spill();
     await this.ledger.close();
     try {
-      await this.store.writeOutMemtable(META_START, META_END);
+      await this.store.writeOutMemtable();
       await this.mergeIntoStore();
-      await this.store.writeOutMemtable(META_START, META_END);
+      await this.store.writeOutMemtable();
     } finally {
       rmSync(this.dir, { recursive: true, force: true });
     }
@@ -134,7 +133,7 @@ export class SortedLoad implements BulkTarget {
       }
       pastMeta = true;
       await this.store.write(batch.slice(0, split), false);
-      await this.store.writeOutMemtable(META_START, META_END);
+      await this.store.writeOutMemtable();
       writing = this.store.write(batch.slice(split), false);
     }
     await writing;

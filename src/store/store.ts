@@ -13,7 +13,7 @@ import type { Entry } from './entry.js';
 import type { EntryRecord } from './entry-record.js';
 import { DirectoryError, StaleCopy } from './errors.js';
 import { DEFAULT_INDEXES } from './indexes.js';
-import { ancestorKeys, childrenRange, dnKey, dnKeyOfEntryKey, entriesRange, entryKey, equalityPrefixOfKey, metaKey, suffixKey, ALL_KEYS, ENTRY_KEYS, suffixesRange } from './keys.js';
+import { ancestorKeys, childrenRange, dnKey, dnKeyOfEntryKey, entriesRange, entryKey, equalityPrefixOfKey, metaKey, suffixKey, ALL_KEYS, ENTRY_KEYS, NO_KEYS, suffixesRange } from './keys.js';
 import { checkFormat, entryCacheBytes, openLevel, DEFAULT_ENTRY_CACHE_MB, type Db, type OpenOptions } from './level.js';
 import { Memberships } from './memberships.js';
 import { KeyedMutex, SharedSlots, type HeldLocks } from './mutex.js';
@@ -138,12 +138,12 @@ export class DirectoryStore {
   }
 
   /**
-   * Writes LevelDB's memtable out as a table, and compacts the keys from `start` to `end`
-   * (LevelDB's CompactRange writes the memtable out first, whatever the range): a bulk load in
-   * key order (sorted-load.ts) uses it so that no table it writes spans the keys already there.
+   * Writes LevelDB's memtable out as a table (a compaction of a range no key is in does only that):
+   * a bulk load in key order (sorted-load.ts) uses it so that no table it writes spans the keys
+   * already there.
    */
-  async writeOutMemtable(start: string, end: string): Promise<void> {
-    await this.compactRange(start, end);
+  async writeOutMemtable(): Promise<void> {
+    await this.compactRange(NO_KEYS.start, NO_KEYS.end);
   }
 
   private async compactRange(start: string, end: string): Promise<void> {

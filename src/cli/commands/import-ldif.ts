@@ -80,7 +80,7 @@ const RUNS_DIR = 'import-runs';
 
 /**
  * Files up to this size are loaded as they come: LevelDB has less to merge in them, and sorting
- * costs about as much as it saves (200,000 make-ldif users, 137 MB: 1.12x the time sorted; 500,000,
+ * costs about as much as it saves (200,000 make-ldif users, 137 MB: 1.13x-1.16x the time sorted; 500,000,
  * 344 MB: 0.83x-1.04x; a million, 689 MB: 0.80x-0.86x; docs/performance.md, "A load in key order").
  */
 const SORT_ABOVE_MB = 256;

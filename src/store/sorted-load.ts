@@ -20,6 +20,8 @@ import type { BulkTarget } from './bulk.js';
 import { dnKeyOfEntryKey, metaKey } from './keys.js';
 import { mergeRuns, RunWriter } from './run-files.js';
 import type { DirectoryStore } from './store.js';
+import { StoreError } from './errors.js';
+import { errorMessage } from '../errors.js';
 
 /** Bytes of operations gathered before a run is sorted and written (native values and heap together). */
 const RUN_BYTES = 64 << 20;
@@ -35,6 +37,8 @@ const META_START = metaKey('');
 export class SortedLoad implements BulkTarget {
   private completed = false;
   private readonly found = new Set<string>();
+  /** Why the runs could not be written or read: the load stops, its files removed. */
+  private failure: StoreError | undefined;
 
   private constructor(
     private readonly store: DirectoryStore,
@@ -75,6 +79,7 @@ export class SortedLoad implements BulkTarget {
    * adds, so they stay placed), up to FOUND_KEPT of them.
    */
   async existing(keys: readonly string[]): Promise<Set<string>> {
+    if (this.failure) throw this.failure;
     const existing = new Set(keys.filter((key) => this.found.has(key)));
     const asked = keys.filter((key) => !existing.has(key));
     const read = asked.length === 0 ? [] : await this.ledger.getMany(asked);
@@ -90,14 +95,29 @@ export class SortedLoad implements BulkTarget {
   /** Gathers the operations into the runs (once the load has completed: writes them to the store). */
   async write(ops: readonly BatchOp[], sync: boolean): Promise<void> {
     if (this.completed) return this.store.write(ops, sync);
+    if (this.failure) throw this.failure;
     const placed = this.ledger.batch();
-    for (const op of ops) {
-      if (op.type !== 'put') throw new Error('a bulk load only adds');
-      this.runs.add(op);
-      const key = dnKeyOfEntryKey(op.key);
-      if (key !== undefined) placed.put(key, '');
+    try {
+      for (const op of ops) {
+        if (op.type !== 'put') throw new Error('a bulk load only adds');
+        this.runs.add(op);
+        const key = dnKeyOfEntryKey(op.key);
+        if (key !== undefined) placed.put(key, '');
+      }
+      await placed.write();
+    } catch (error) {
+      throw isFileError(error) ? await this.fail(error) : error;
     }
-    await placed.write();
+  }
+
+  /** Stops the load: its files are removed, and the error says where and why, and what to do. */
+  private async fail(error: unknown): Promise<StoreError> {
+    this.failure ??= new StoreError(`cannot keep the sorted runs of this load in ${this.dir}: ${errorMessage(error)} `
+      + '(a load in key order needs free disk of about 2.5 times the LDIF\'s size there; import-ldif --no-sort loads without runs)');
+    this.completed = true;
+    await this.ledger.close().catch(() => undefined);
+    rmSync(this.dir, { recursive: true, force: true });
+    return this.failure;
   }
 
   /**
@@ -105,13 +125,16 @@ export class SortedLoad implements BulkTarget {
    * runs and the ledger. Writes after this go straight to the store.
    */
   async complete(): Promise<void> {
-    this.completed = true;
-    this.runs.spill();
-    await this.ledger.close();
+    if (this.failure) throw this.failure;
     try {
+      this.runs.spill();
+      this.completed = true;
+      await this.ledger.close();
       await this.store.writeOutMemtable();
       await this.mergeIntoStore();
       await this.store.writeOutMemtable();
+    } catch (error) {
+      throw isFileError(error) ? await this.fail(error) : error;
     } finally {
       rmSync(this.dir, { recursive: true, force: true });
     }
@@ -139,3 +162,6 @@ export class SortedLoad implements BulkTarget {
     await writing;
   }
 }
+
+/** An error of the file system (the runs' files: no space, an I/O error), as Node reports one. */
+const isFileError = (error: unknown): boolean => typeof error === 'object' && error !== null && 'syscall' in error;

@@ -6,6 +6,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -13,6 +14,7 @@ import { parseLdif, type LdifRecord } from '../../src/ldif/index.js';
 import { fixturePath, leveldapBin, repoRoot } from '../helpers/paths.js';
 import { collect, run, type RunResult } from '../../src/harness/run.js';
 import { tempDir } from '../helpers/store.js';
+import { mountTmpfs, tmpfsUnavailable } from '../helpers/tmpfs.js';
 
 const leveldap = (args: string[], input?: string): Promise<RunResult> => run(process.execPath, [leveldapBin, ...args], input);
 
@@ -379,6 +381,27 @@ describe('import-ldif: errors name their line', () => {
       }
       assert.deepEqual(await exportedDns(join(dir, 'skipped')), [BASE_DN]);
     });
+  });
+});
+
+describe('import-ldif --sort without room for its runs', { skip: tmpfsUnavailable() }, () => {
+  test('stops with a message naming the runs\' directory and what to do, exit 1, and leaves no runs behind', async () => {
+    const disk = await mountTmpfs(3);
+    try {
+      await inTempDir(async (dir) => {
+        const file = join(dir, 'users.ldif');
+        const accounts = Array.from({ length: 3000 }, (_, n) => `${account(`a${n}`)}description: ${'x'.repeat(1000)}\n`);
+        await writeFile(file, ldifOf((await makeLdif('--users', '0')), ...accounts));
+        const data = join(disk.path, 'db');
+        const result = await leveldap(['import-ldif', file, '--data', data, '--sort']);
+        assert.equal(result.code, 1, result.stderr);
+        assert.match(result.stderr, /^leveldap: cannot keep the sorted runs of this load in \S+import-runs: ENOSPC: no space left on device.*--no-sort/);
+        assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack trace');
+        assert.equal(existsSync(join(data, 'import-runs')), false, 'the runs are removed');
+      });
+    } finally {
+      await disk.unmount();
+    }
   });
 });
 

@@ -29,6 +29,8 @@ const OP_OVERHEAD = 96;
 const WRITE_BLOCK = 1 << 20;
 const READ_BLOCK = 1 << 20;
 const LENGTH_BYTES = 4;
+/** Most operations of a load are index keys, whose value is empty: one buffer for them all. */
+const EMPTY = Buffer.alloc(0);
 
 const byKey = (a: RunOp, b: RunOp): number => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0);
 
@@ -89,8 +91,8 @@ function encodeOp(block: Buffer, at: number, op: RunOp): number {
 /** Reads a run's records in order, a block at a time. */
 export class RunReader {
   key = '';
-  value: Buffer = Buffer.alloc(0);
-  private block: Buffer = Buffer.alloc(0);
+  value: Buffer = EMPTY;
+  private block: Buffer = EMPTY;
   private at = 0;
   private ended = false;
 
@@ -109,7 +111,7 @@ export class RunReader {
     const length = 2 * LENGTH_BYTES + keyBytes + valueBytes;
     if (!this.have(length)) throw new Error('a sorted run ends inside a record');
     this.key = this.block.toString('utf8', this.at + LENGTH_BYTES, this.at + LENGTH_BYTES + keyBytes);
-    this.value = this.block.subarray(this.at + length - valueBytes, this.at + length);
+    this.value = valueBytes === 0 ? EMPTY : this.block.subarray(this.at + length - valueBytes, this.at + length);
     this.at += length;
     return true;
   }

@@ -94,8 +94,8 @@ export class SortedLoad implements BulkTarget {
 
   /** Gathers the operations into the runs (once the load has completed: writes them to the store). */
   async write(ops: readonly BatchOp[], sync: boolean): Promise<void> {
-    if (this.completed) return this.store.write(ops, sync);
     if (this.failure) throw this.failure;
+    if (this.completed) return this.store.write(ops, sync);
     const placed = this.ledger.batch();
     try {
       for (const op of ops) {
@@ -114,7 +114,6 @@ export class SortedLoad implements BulkTarget {
   private async fail(error: unknown): Promise<StoreError> {
     this.failure ??= new StoreError(`cannot keep the sorted runs of this load in ${this.dir}: ${errorMessage(error)} `
       + '(a load in key order needs free disk of about 2.5 times the LDIF\'s size there; import-ldif --no-sort loads without runs)');
-    this.completed = true;
     await this.ledger.close().catch(() => undefined);
     rmSync(this.dir, { recursive: true, force: true });
     return this.failure;

@@ -1,6 +1,6 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { BulkLoader, DirectoryError, DirectoryStore, SortedLoad } from '../../../src/store/index.js';
 import { mergeRuns, RunWriter, type RunOp } from '../../../src/store/run-files.js';
@@ -86,6 +86,21 @@ describe('SortedLoad', () => {
     // LevelDB's log of the load (opening the database again starts a new one)
     assert.doesNotMatch(readFileSync(join(dir.path, 'db', 'LOG'), 'utf8'), /Compacting/, 'no table overlapped another');
     await assertConsistent(join(dir.path, 'db'), store.indexed);
+    await dir.remove();
+  });
+
+  test('once its runs cannot be written, the load refuses every later write instead of writing into the database', async () => {
+    const dir = await tempDir();
+    const store = await DirectoryStore.open(join(dir.path, 'db'));
+    const runs = join(dir.path, 'db', 'import-runs');
+    const target = await SortedLoad.over(store, runs, true, 4_096);
+    const loader = new BulkLoader(target, { batchEntries: 5 });
+    assert.deepEqual(await loader.addAll([BASE, PEOPLE]), [undefined, undefined]);
+    rmSync(runs, { recursive: true, force: true }); // the next run has nowhere to go
+    await assert.rejects(async () => { for (let n = 0; n < 100; n += 1) await loader.add(person(n)); }, /cannot keep the sorted runs/);
+    await assert.rejects(target.write([{ type: 'put', key: 'e\x00late', value: Buffer.from('x') }], false), /cannot keep the sorted runs/);
+    assert.equal(await store.hasEntries(), false, 'nothing reached the database');
+    await store.close();
     await dir.remove();
   });
 

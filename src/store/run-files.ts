@@ -126,7 +126,7 @@ export class RunReader {
    */
   private have(bytes: number): boolean {
     if (this.block.length - this.at >= bytes) return true;
-    if (this.ended) return this.block.length - this.at >= bytes;
+    if (this.ended) return false;
     const rest = this.block.subarray(this.at);
     const block = Buffer.allocUnsafe(Math.max(READ_BLOCK, bytes));
     rest.copy(block);

@@ -148,15 +148,13 @@ export class SortedLoad implements BulkTarget {
     let pastMeta = false;
     for (const batch of mergeRuns(this.runs.runs, MERGE_BATCH)) {
       await writing;
-      const split = pastMeta ? 0 : batch.findIndex((op) => op.key >= META_START);
-      if (split === -1 || pastMeta) {
-        writing = this.store.write(batch, false);
-        continue;
+      const split = pastMeta ? -1 : batch.findIndex((op) => op.key >= META_START);
+      if (split !== -1) {
+        pastMeta = true;
+        if (split > 0) await this.store.write(batch.slice(0, split), false);
+        await this.store.writeOutMemtable();
       }
-      pastMeta = true;
-      await this.store.write(batch.slice(0, split), false);
-      await this.store.writeOutMemtable();
-      writing = this.store.write(batch.slice(split), false);
+      writing = this.store.write(split > 0 ? batch.slice(split) : batch, false);
     }
     await writing;
   }

@@ -2,9 +2,19 @@ import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { Level } from 'level';
 import { BulkLoader, DirectoryError, DirectoryStore, SortedLoad } from '../../../src/store/index.js';
 import { mergeRuns, RunWriter, type RunOp } from '../../../src/store/run-files.js';
 import { BASE, PEOPLE, assertConsistent, dns, entry, equalDns, person, tempDir } from '../../helpers/store.js';
+
+/** Each table's first and last key as LevelDB lists them (escaped, so compare their first letters only). */
+async function tableRanges(path: string): Promise<{ first: string; last: string }[]> {
+  const db = new Level(path);
+  await db.open();
+  const listing = (db as unknown as { getProperty(name: string): string }).getProperty('leveldb.sstables');
+  await db.close();
+  return [...listing.matchAll(/^ \d+:\d+\['(.*?)' @ .*? \.\. '(.*?)' @/gm)].map((match) => ({ first: match[1]!, last: match[2]! }));
+}
 
 const put = (key: string, value = ''): RunOp => ({ type: 'put', key, value: Buffer.from(value) });
 
@@ -86,6 +96,10 @@ describe('SortedLoad', () => {
     // LevelDB's log of the load (opening the database again starts a new one)
     assert.doesNotMatch(readFileSync(join(dir.path, 'db', 'LOG'), 'utf8'), /Compacting/, 'no table overlapped another');
     await assertConsistent(join(dir.path, 'db'), store.indexed);
+    const tables = await tableRanges(join(dir.path, 'db'));
+    assert.ok(tables.length >= 2, `tables: ${JSON.stringify(tables)}`);
+    const spanning = tables.filter((table) => table.first[0]! < 'm' && table.last[0]! >= 'm');
+    assert.deepEqual(spanning, [], 'no table spans the meta keys the database held before the load');
     await dir.remove();
   });
 

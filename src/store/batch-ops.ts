@@ -20,10 +20,13 @@ const EMPTY = Buffer.alloc(0);
 export const put = (key: string, value: Buffer = EMPTY): BatchOp => ({ type: 'put', key, value });
 export const del = (key: string): BatchOp => ({ type: 'del', key });
 
-/** The entry record at `key` and its one-level index key under `parentKey` (the child's dnKey as value). */
-export function placementOps(key: string, parentKey: string, rdn: Rdn, entry: Entry): BatchOp[] {
-  return [put(entryKey(key), encodeEntry(entry)), put(childKey(parentKey, normalizeRdn(rdn)), Buffer.from(key))];
+/** The entry record at `key` and its one-level index key under `parentKey` (the child's dnKey as value; `rdn` normalized). */
+export function placementOps(key: string, parentKey: string, rdn: string, entry: Entry): BatchOp[] {
+  return [put(entryKey(key), encodeEntry(entry)), put(childKey(parentKey, rdn), Buffer.from(key))];
 }
+
+/** The normalized RDN that ends a dnKey below `parentKey` (keys.ts: normalized RDNs hold no \x01). */
+const leafRdnOf = (key: string, parentKey: string): string => (parentKey === '' ? key : key.slice(parentKey.length + 1));
 
 /** The removal of what {@link placementOps} wrote. */
 export function removalOps(key: string, parentKey: string, rdn: Rdn): BatchOp[] {
@@ -39,9 +42,9 @@ export function storedForm(entry: Entry, actor: string): Entry {
  * What storing a new entry writes, the naming-context key aside: its record, its one-level
  * index key, its index keys and its group keys. Pure: the same entry gives the same operations.
  */
-export function entryOps(stored: Entry, dn: Dn, keys: readonly string[], indexed: ReadonlySet<string>): BatchOp[] {
+export function entryOps(stored: Entry, keys: readonly string[], indexed: ReadonlySet<string>): BatchOp[] {
   const [key, parentKey = ''] = keys as [string, string?];
-  const ops = placementOps(key, parentKey, dn[0]!, stored);
+  const ops = placementOps(key, parentKey, leafRdnOf(key, parentKey), stored);
   for (const indexKey of indexKeys(stored, key, indexed)) ops.push(put(indexKey));
   for (const [derived, value] of membershipRecords(stored, key)) ops.push(put(derived, value));
   return ops;

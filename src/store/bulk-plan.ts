@@ -3,9 +3,11 @@
  * structure checks, and every operation that stores it. Pure (the schema in force aside), so a
  * worker thread can plan entries while the loader (bulk.ts) checks them against what exists.
  */
-import { parseDn } from './dn.js';
+import { DN_CEILING, dnSizeProblem, parseDn, splitPlainFirstRdn, type Dn } from './dn.js';
 import type { Entry } from './entry.js';
-import { ancestorKeys } from './keys.js';
+import { ancestorKeys, keyBelowNormalized } from './keys.js';
+import { normalizeLeafRdn } from './normalize.js';
+import { SchemaMemo } from './schema/memo.js';
 import { checkSchema } from './schema/check.js';
 import { withStructuralClass } from './schema/enforce.js';
 import { currentSchema } from './schema/installed.js';
@@ -28,11 +30,42 @@ export interface PlanContext {
   readonly schemaCheck: boolean;
 }
 
+/** A DN parsed, and its ancestorKeys (its own first). */
+interface Named {
+  readonly dn: Dn;
+  readonly keys: readonly string[];
+}
+
+const named = (text: string): Named => {
+  const dn = parseDn(text);
+  return { dn, keys: ancestorKeys(dn) };
+};
+
+/** Parents' names, at most 1,024, of parents up to 512 characters: a load's entries share a few parents. */
+const parents = new SchemaMemo<Named>(1024, 512);
+
+/**
+ * named(text), with the parent's part kept per text when the first RDN is plain (splitPlainFirstRdn):
+ * only the first RDN is parsed and normalized. Anything else, or any error, takes the whole parse,
+ * which also gives the error's wording.
+ */
+function namedEntry(text: string): Named {
+  const split = splitPlainFirstRdn(text);
+  if (split === undefined || dnSizeProblem(text, DN_CEILING) !== undefined) return named(text);
+  try {
+    const parent = parents.get(split[1], named);
+    const [rdn, ...more] = parseDn(split[0]);
+    if (rdn === undefined || more.length > 0 || parent.keys.length === 0) return named(text);
+    return { dn: [rdn, ...parent.dn], keys: [keyBelowNormalized(parent.keys[0]!, normalizeLeafRdn(rdn)), ...parent.keys] };
+  } catch {
+    return named(text);
+  }
+}
+
 /** Plans one entry; throws what refuses it, in the order an add checks: the DN, the schema, the structure. */
 export function planBulkEntry(entry: Entry, context: PlanContext): BulkPlan {
-  const dn = parseDn(entry.dn);
-  const keys = ancestorKeys(dn);
+  const { dn, keys } = namedEntry(entry.dn);
   const checked = context.schemaCheck ? withStructuralClass(entry, checkSchema(entry, currentSchema())) : entry;
   checkEntry(checked, dn);
-  return { dn: entry.dn, keys, ops: entryOps(storedForm(checked, context.actor), dn, keys, context.indexed) };
+  return { dn: entry.dn, keys, ops: entryOps(storedForm(checked, context.actor), keys, context.indexed) };
 }

@@ -254,7 +254,7 @@ export class DirectoryStore {
     if (exists(key)) throw alreadyExists(entry.dn);
     const newSuffix = needsNewSuffix(dn, keys, options.allowNewSuffix === true, exists);
     const stored = storedForm(entry, options.actor ?? '');
-    const ops = entryOps(stored, dn, keys, this.indexed);
+    const ops = entryOps(stored, keys, this.indexed);
     if (newSuffix) ops.push(put(suffixKey(key)));
     return { key, ops, newSuffix, stored };
   }

@@ -23,6 +23,7 @@
  * lock is taken and again under them.
  */
 import { formatDn, parseDn, type Dn, type Rdn } from './dn.js';
+import { normalizeRdn } from './normalize.js';
 import type { Entry } from './entry.js';
 import { DirectoryError } from './errors.js';
 import { checkRefintGroups, membershipChanges, withMembersRenamed } from './groups.js';
@@ -160,7 +161,7 @@ export function movedEntryOps(indexed: ReadonlySet<string>, from: Placed, to: Pl
     ...removalOps(from.key, from.parentKey, from.rdn),
     ...indexChanges(indexed, from.key, from.entry, to.key, to.entry),
     ...membershipChanges(from.entry, from.key, to.entry, to.key),
-    ...placementOps(to.key, to.parentKey, to.rdn, to.entry),
+    ...placementOps(to.key, to.parentKey, normalizeRdn(to.rdn), to.entry),
   ];
 }
 

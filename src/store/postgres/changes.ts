@@ -65,7 +65,7 @@ export function localOps(key: string, before: Buffer | undefined, after: EntryRo
     return { removals: changes.filter((op) => op.type === 'del'), puts: [...changes.filter((op) => op.type === 'put'), ...suffixOps] };
   }
   if (next) {
-    const ops = entryOps(next, parseDn(next.dn), [key, parentKeyOf(key)], indexed).filter((op) => op.key !== entryKey(key));
+    const ops = entryOps(next, [key, parentKeyOf(key)], indexed).filter((op) => op.key !== entryKey(key));
     return { removals: [], puts: [put(entryKey(key), after.record), ...suffixOps, ...ops] };
   }
   if (!old) return { removals: [], puts: [] };

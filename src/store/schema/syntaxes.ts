@@ -20,7 +20,20 @@ export interface Syntax {
 
 const LDAP = '1.3.6.1.4.1.1466.115.121.1.';
 
+/** Values up to this length are looked at byte by byte in JavaScript first (cheaper than a call into Node's C++ for the short values most are). */
+const SHORT = 256;
+
+/** Whether every byte of a short value is ASCII (false for a long one: it takes the general path). */
+function isShortAscii(value: Buffer): boolean {
+  const length = value.length;
+  if (length > SHORT) return false;
+  for (let i = 0; i < length; i++) if (value[i]! >= 0x80) return false;
+  return true;
+}
+
+/** The value as text, or undefined when it is not valid UTF-8 (or holds U+FFFD, what a decoding error leaves). */
 const text = (value: Buffer): string | undefined => {
+  if (isShortAscii(value)) return value.toString('latin1');
   const decoded = value.toString('utf8');
   return Buffer.byteLength(decoded) === value.byteLength && !decoded.includes('\uFFFD') ? decoded : undefined;
 };
@@ -54,7 +67,7 @@ const isIa5 = (value: Buffer): boolean => isAscii(value);
 const REPLACEMENT = Buffer.from('\uFFFD', 'utf8');
 
 /** The same answer as `text(value) !== undefined`, without decoding: valid UTF-8 without U+FFFD. */
-const isDirectoryString = (value: Buffer): boolean => value.byteLength > 0 && isUtf8(value) && value.indexOf(REPLACEMENT) === -1;
+const isDirectoryString = (value: Buffer): boolean => value.byteLength > 0 && (isShortAscii(value) || (isUtf8(value) && value.indexOf(REPLACEMENT) === -1));
 
 const SYNTAXES: readonly Syntax[] = [
   { oid: `${LDAP}1`, description: 'ACI Item', binary: true },

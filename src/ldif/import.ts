@@ -14,11 +14,18 @@ import { ldifParts } from './import-chunks.js';
 import { hashedAndPlanned, ImportProblem, ldifProblem, prepareRecord, type Outcome } from './import-plan.js';
 import { unpackChunk, type Received, type WireChunk, type WireFatal } from './import-wire.js';
 import { PlanWorkers } from './import-workers.js';
+import { PartsInFlight } from './in-flight.js';
 import type { HashPolicy } from './passwords.js';
 import { DEFAULT_MAX_RECORD_BYTES, readLdifBatches } from './reader.js';
 import { FileState } from './records.js';
 
 export { ImportProblem } from './import-plan.js';
+
+/**
+ * The file's bytes out with the workers at once: 128 parts of 64 KiB, enough for them to go on
+ * planning while the main thread writes a sorted run (docs/performance.md, "Parts in flight").
+ */
+const IN_FLIGHT_BYTES = 8 << 20;
 
 export interface ImportOptions {
   readonly hash: HashPolicy;
@@ -130,15 +137,10 @@ async function importInWorkers(importer: Importer, input: AsyncIterable<Buffer |
     await importer.store(await settled(unpackChunk(chunk).map((received) => inFileOrder(received, files, options.hash, context))));
     if (chunk.fatal) throw fatalError(chunk.fatal);
   };
-  const inFlight: Promise<WireChunk>[] = [];
+  const inFlight = new PartsInFlight(IN_FLIGHT_BYTES, store);
   try {
-    for await (const part of ldifParts(input, DEFAULT_MAX_RECORD_BYTES)) {
-      const planned = workers.plan(part);
-      planned.catch(() => undefined); // awaited in turn below; a failure is reported there
-      inFlight.push(planned);
-      if (inFlight.length > count * 2) await store(await inFlight.shift()!);
-    }
-    while (inFlight.length > 0) await store(await inFlight.shift()!);
+    for await (const part of ldifParts(input, DEFAULT_MAX_RECORD_BYTES)) await inFlight.add(workers.plan(part), part.bytes.length);
+    await inFlight.drain();
   } finally {
     await workers.close();
   }

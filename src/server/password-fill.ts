@@ -5,14 +5,16 @@
  * slice and every CHECK_MS while busy (the walk's iterator closed meanwhile), so a busy server
  * fills the table through its binds alone and the walk costs it nothing; `now` walks at once
  * whatever the load (a million users: 5.5 s of CPU, the binds of the first 10-15 s at a third to
- * two thirds of their rate, docs/performance.md); `never` leaves it to the binds.
+ * two thirds of their rate, docs/performance.md); `before` walks at once and the server listens
+ * only after it (start.ts: every bind from the first finds its account in the table, the start
+ * later by the walk's time); `never` leaves it to the binds.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { DirectoryStore, WalkTurns } from '../store/index.js';
 import { OP_KINDS, type StatsReader } from './monitor/stats.js';
 
-export const FILL_WHEN = ['quiet', 'now', 'never'] as const;
+export const FILL_WHEN = ['quiet', 'now', 'before', 'never'] as const;
 export type FillWhen = (typeof FILL_WHEN)[number];
 
 /** Below this rate the server counts as quiet. */
@@ -48,16 +50,29 @@ export function quietTurns(reader: StatsReader): WalkTurns {
   return { now, wait };
 }
 
-/** Logs what the password table is, and starts its walk as `when` says (its end is logged too). */
+/** Logs what the password table is, and starts its walk as `when` says (its end is logged too); `before` has walked already. */
 export function fillPasswordTable(store: DirectoryStore, when: FillWhen, reader: StatsReader, log: Logger): void {
   const table = store.passwords;
   log.info({ passwordTable: table !== undefined, maxMb: table && table.buffer.byteLength / 2 ** 20, fill: table && when }, 'password table');
-  if (table === undefined || when === 'never') return;
+  if (table === undefined || when === 'never' || when === 'before') return;
   const started = performance.now();
   store.fillPasswordTable(when === 'quiet' ? quietTurns(reader) : undefined).then(
-    (kept) => log.info({ kept, bytes: table.bytesUsed, full: table.full, seconds: Math.round(performance.now() - started) / 1000 }, 'password table filled'),
+    (kept) => logFilled(store, kept, started, log, 'password table filled'),
     (error: unknown) => {
       if (store.isOpen) log.warn({ err: error }, 'filling the password table stopped (binds read the database and fill it)');
     },
   );
+}
+
+/** `--fill-password-table before`: the whole walk, awaited before the server listens. */
+export async function fillBeforeListening(store: DirectoryStore, when: FillWhen, log: Logger): Promise<void> {
+  if (when !== 'before' || store.passwords === undefined) return;
+  const started = performance.now();
+  log.info('password table: reading every account before listening (--fill-password-table before)');
+  logFilled(store, await store.fillPasswordTable(), started, log, 'password table filled before listening');
+}
+
+function logFilled(store: DirectoryStore, kept: number, started: number, log: Logger, message: string): void {
+  const table = store.passwords!;
+  log.info({ kept, bytes: table.bytesUsed, full: table.full, seconds: Math.round(performance.now() - started) / 1000 }, message);
 }

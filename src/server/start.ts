@@ -23,7 +23,7 @@ import { MemoryReclaimer } from './net/memory-reclaim.js';
 import { listen, type RunningServer } from './net/listener.js';
 import type { ThreadPlan } from './threads/messages.js';
 import { allocateStats, StatsReader, statsLayout } from './monitor/stats.js';
-import { fillPasswordTable, type FillWhen } from './password-fill.js';
+import { fillBeforeListening, fillPasswordTable, type FillWhen } from './password-fill.js';
 import { MonitorPeers } from './monitor/peers.js';
 import { EntryCount } from './monitor/entry-count.js';
 import { metricsRegistry } from './metrics/prometheus.js';
@@ -245,6 +245,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
     for (const { scheme } of options.registry.list().filter((entry) => entry.scheme.unavailable !== undefined)) {
       log.warn({ scheme: scheme.names[0] }, `scheme unavailable, its stored values will not verify: ${scheme.unavailable}`);
     }
+    await fillBeforeListening(store, options.fillPasswordTable ?? 'quiet', log);
     const plan: ThreadPlan = {
       seed, recipe: registryRecipe(options.registry), dataDir: options.dataDir, cacheMb: options.cacheMb, entryCacheBytes: store.entryCacheBytes, logLevel: options.logLevel,
       sharedLocks, writeGate, tables, counters: newCounters(), addressCounts: AddressCounts.allocate(options.config.limits.maxConnections),

@@ -278,3 +278,29 @@ describe('leveldap serve --threads 2: clients that connect while the threads sta
   });
 });
 
+
+describe('leveldap serve --threads 2 --fill-password-table before', { skip }, () => {
+  let server: LeveldapServer;
+  before(async () => {
+    server = await startLeveldap({ users: 20, args: ['--threads', '2', '--fill-password-table', 'before'] });
+  });
+  after(async () => { await server?.stop(); });
+
+  test('every account is in the password table before the server listens: the first bind of each finds it there', async () => {
+    const lines = logLines(server);
+    const filled = lines.findIndex((line) => line.msg === 'password table filled before listening');
+    const listening = lines.findIndex((line) => line.msg === 'leveldap is listening');
+    assert.ok(filled !== -1 && filled < listening, `filled at line ${filled}, listening at line ${listening}`);
+    assert.equal(lines[filled]!.kept, 22, 'the base, ou=People and 20 users');
+    assert.equal(lines.filter((line) => line.msg === 'password table filled').length, 0, 'no walk behind the listeners');
+    const connections = await bindMany(server.port, 20);
+    connections.forEach((connection) => connection.socket.destroy());
+    await new Promise((resolve) => setTimeout(resolve, 1200)); // the threads' samplers copy their counts about once a second
+    const admin = { dn: server.adminDn, passwordFile: server.adminPasswordFile };
+    const monitor = await ldapTool('ldapsearch', server.url, ['-LLL', '-b', 'cn=Password Table,cn=Monitor', '(objectClass=*)', 'monitorCounter'], admin);
+    assert.equal(monitor.code, 0, monitor.stderr);
+    const counts = new Map(parseLdifOutput(monitor.stdout).map((entry) => [entry.dn.split(',')[0], Number(valuesOf(entry, 'monitorCounter')[0])]));
+    assert.equal(counts.get('cn=Hits'), 20, 'each user\'s first bind answered from the table');
+    assert.equal(counts.get('cn=Misses'), 0);
+  });
+});

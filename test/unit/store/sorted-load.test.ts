@@ -42,13 +42,23 @@ describe('sorted runs', () => {
     await dir.remove();
   });
 
-  test('equal keys come out in the order they went in, so the last put wins', async () => {
+  test('equal keys: a run holds the last put of each, and the merge gives the runs in order, so the last put wins', async () => {
     const dir = await tempDir();
     const writer = new RunWriter(dir.path, 200);
     for (let n = 0; n < 30; n += 1) writer.add(put('k', `v${n}`));
     writer.spill();
-    assert.ok(writer.runs.length > 3);
-    assert.deepEqual([...mergeRuns(writer.runs, 7)].flat().map((op) => op.value.toString()), Array.from({ length: 30 }, (_, n) => `v${n}`));
+    assert.equal(writer.runs.length, 15, 'two puts a run');
+    assert.deepEqual([...mergeRuns(writer.runs, 7)].flat().map((op) => op.value.toString()), Array.from({ length: 15 }, (_, n) => `v${2 * n + 1}`));
+    await dir.remove();
+  });
+
+  test('within a run, a put with no value after one with a value wins, and the other way round', async () => {
+    const dir = await tempDir();
+    const writer = new RunWriter(dir.path, 1 << 20);
+    for (const [key, value] of [['a', 'x'], ['a', ''], ['b', ''], ['b', 'y'], ['c', 'z'], ['c', ''], ['c', 'w'], ['a', ''], ['b', '']]) writer.add(put(key!, value));
+    writer.spill();
+    const merged = [...mergeRuns(writer.runs, 10)].flat();
+    assert.deepEqual(merged.map((op) => [op.key, op.value.toString()]), [['a', ''], ['b', ''], ['c', 'w']]);
     await dir.remove();
   });
 

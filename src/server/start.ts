@@ -245,7 +245,8 @@ export async function startServer(options: StartOptions): Promise<Started> {
     for (const { scheme } of options.registry.list().filter((entry) => entry.scheme.unavailable !== undefined)) {
       log.warn({ scheme: scheme.names[0] }, `scheme unavailable, its stored values will not verify: ${scheme.unavailable}`);
     }
-    await fillBeforeListening(store, options.fillPasswordTable ?? 'quiet', log);
+    const fillWhen = options.fillPasswordTable ?? 'quiet';
+    await fillBeforeListening(store, fillWhen, log);
     const plan: ThreadPlan = {
       seed, recipe: registryRecipe(options.registry), dataDir: options.dataDir, cacheMb: options.cacheMb, entryCacheBytes: store.entryCacheBytes, logLevel: options.logLevel,
       sharedLocks, writeGate, tables, counters: newCounters(), addressCounts: AddressCounts.allocate(options.config.limits.maxConnections),
@@ -261,7 +262,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
       host: server.host, port: server.port, ldapsPort: server.ldapsPort, data: options.dataDir, scheme: settings.defaultScheme, threads,
       ...(metrics && { metricsHost: metrics.host, metricsPort: metrics.port }),
     }, 'leveldap is listening');
-    fillPasswordTable(store, options.fillPasswordTable ?? 'quiet', new StatsReader(plan.seed.monitor.stats, statsLayout(plan.seed.monitor.schemes), plan.seed.monitor.threads), log);
+    fillPasswordTable(store, fillWhen, new StatsReader(plan.seed.monitor.stats, statsLayout(plan.seed.monitor.schemes), plan.seed.monitor.threads), log);
     const stop = async (): Promise<void> => {
       await metrics?.stop();
       await server.stop();

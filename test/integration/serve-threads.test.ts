@@ -278,7 +278,6 @@ describe('leveldap serve --threads 2: clients that connect while the threads sta
   });
 });
 
-
 describe('leveldap serve --threads 2 --fill-password-table before', { skip }, () => {
   let server: LeveldapServer;
   before(async () => {

@@ -12,6 +12,8 @@
 //   without it the {ARGON2} scheme is unavailable (schemes/argon2.ts).
 // - native/xcrypt: crypt(3) through libxcrypt (yescrypt, SHA-crypt, bcrypt, MD5-crypt, DES);
 //   without it {CRYPT} and {BCRYPT} are unavailable (schemes/crypt.ts).
+// - native/snappy: snappy compression through libsnappy, for the tables a bulk load writes itself
+//   (src/store/tables/); without it import-ldif loads through LevelDB's memtable, as before.
 // - native/sys: TCP_INFO (a paused connection sees its client leave) and malloc_trim (memory
 //   handed back after clients leave); without it neither happens (src/server/net/native-sys.ts).
 'use strict';
@@ -24,6 +26,7 @@ const ADDONS = [
   { dir: 'fd-dup', what: 'the fd-dup addon', without: 'serve --threads falls back to one thread', needs: 'build-essential python3' },
   { dir: 'argon2', what: 'the Argon2 addon', without: 'the {ARGON2} scheme is unavailable', needs: 'build-essential libargon2-dev python3' },
   { dir: 'xcrypt', what: 'the crypt(3) addon', without: 'the {CRYPT} and {BCRYPT} schemes are unavailable', needs: 'build-essential libcrypt-dev python3' },
+  { dir: 'snappy', what: 'the snappy addon', without: 'import-ldif loads a large file through LevelDB\'s memtable instead of writing its tables itself', needs: 'build-essential libsnappy-dev python3' },
   { dir: 'sys', what: 'the sys addon', without: 'a connection whose reading is paused does not see its client leave, and freed memory is not handed back to the kernel', needs: 'build-essential python3' },
 ];
 

@@ -35,9 +35,26 @@ const LENGTH_BYTES = 4;
 /** Most operations of a load are index keys, whose value is empty: one buffer for them all. */
 const EMPTY = Buffer.alloc(0);
 
+/** A key of a run and where its record starts in the file: a run can be read from there on. */
+export interface RunMark {
+  readonly key: string;
+  readonly offset: number;
+}
+
+/** Marks noted per run, at equal counts of records. */
+const MARKS_PER_RUN = 32;
+
+/** Keys from `from` (included) to `to` (excluded); either end may be open. */
+export interface KeyRange {
+  readonly from?: string;
+  readonly to?: string;
+}
+
 /** Gathers operations and writes them out as sorted runs in `dir`, each of about `budget` bytes. */
 export class RunWriter {
   readonly runs: string[] = [];
+  /** Each run's marks, in key order. */
+  readonly marks: RunMark[][] = [];
   private keys: string[] = [];
   /** The value of each gathered key whose last put has one. */
   private values = new Map<string, Buffer>();
@@ -57,7 +74,7 @@ export class RunWriter {
   spill(): void {
     if (this.keys.length === 0) return;
     const path = join(this.dir, `run-${this.runs.length}`);
-    writeRun(path, this.keys.sort(), this.values);
+    this.marks.push(writeRun(path, this.keys.sort(), this.values));
     this.runs.push(path);
     this.keys = [];
     this.values = new Map();
@@ -65,12 +82,15 @@ export class RunWriter {
   }
 }
 
-/** Writes sorted keys, each once, with its kept value (none: empty). */
-function writeRun(path: string, keys: readonly string[], values: ReadonlyMap<string, Buffer>): void {
+/** Writes sorted keys, each once, with its kept value (none: empty); returns the run's marks. */
+function writeRun(path: string, keys: readonly string[], values: ReadonlyMap<string, Buffer>): RunMark[] {
   const fd = openSync(path, 'w');
+  const marks: RunMark[] = [];
+  const every = Math.max(1, Math.ceil(keys.length / MARKS_PER_RUN));
   try {
     let block = Buffer.allocUnsafe(WRITE_BLOCK);
     let at = 0;
+    let written = 0;
     for (let i = 0; i < keys.length; i += 1) {
       const key = keys[i]!;
       if (i > 0 && key === keys[i - 1]) continue;
@@ -78,15 +98,43 @@ function writeRun(path: string, keys: readonly string[], values: ReadonlyMap<str
       const need = 2 * LENGTH_BYTES + Buffer.byteLength(key) + value.length;
       if (at + need > block.length) {
         writeSync(fd, block, 0, at);
+        written += at;
         at = 0;
         if (need > block.length) block = Buffer.allocUnsafe(need);
       }
+      if (i % every === 0) marks.push({ key, offset: written + at });
       at = encodeRecord(block, at, key, value);
     }
     writeSync(fd, block, 0, at);
   } finally {
     closeSync(fd);
   }
+  return marks;
+}
+
+/**
+ * Keys that cut the runs' operations into `parts` ranges of about equal counts, in order (the
+ * marks' quantiles); fewer when there are not enough distinct marks.
+ */
+export function splitKeys(marks: readonly (readonly RunMark[])[], parts: number): string[] {
+  const keys = [...new Set(marks.flat().map((mark) => mark.key))].sort();
+  const splits: string[] = [];
+  for (let part = 1; part < parts; part += 1) {
+    const key = keys[Math.floor((keys.length * part) / parts)];
+    if (key !== undefined && key !== splits.at(-1) && key !== keys[0]) splits.push(key);
+  }
+  return splits;
+}
+
+/** Where to start reading a run for keys from `from` on: the last mark before it (the run's start when none). */
+export function startOffset(marks: readonly RunMark[], from: string | undefined): number {
+  let offset = 0;
+  if (from === undefined) return offset;
+  for (const mark of marks) {
+    if (mark.key >= from) break;
+    offset = mark.offset;
+  }
+  return offset;
 }
 
 function encodeRecord(block: Buffer, at: number, key: string, value: Buffer): number {
@@ -106,10 +154,11 @@ export class RunReader {
   private at = 0;
   private ended = false;
 
-  constructor(private readonly fd: number, readonly order: number) {}
+  constructor(private readonly fd: number, readonly order: number, private position = 0) {}
 
-  static open(path: string, order: number): RunReader {
-    return new RunReader(openSync(path, 'r'), order);
+  /** A reader of the run at `path` from the record starting at byte `start`. */
+  static open(path: string, order: number, start = 0): RunReader {
+    return new RunReader(openSync(path, 'r'), order, start);
   }
 
   /** Moves to the next record; false at the end of the run. */
@@ -142,7 +191,8 @@ export class RunReader {
     rest.copy(block);
     let filled = rest.length;
     while (filled < block.length && !this.ended) {
-      const read = readSync(this.fd, block, filled, block.length - filled, null);
+      const read = readSync(this.fd, block, filled, block.length - filled, this.position);
+      this.position += read;
       if (read === 0) this.ended = true;
       filled += read;
     }
@@ -155,18 +205,27 @@ export class RunReader {
 /** Whether reader `a` comes before `b`: by key, then by run. */
 const before = (a: RunReader, b: RunReader): boolean => a.key < b.key || (a.key === b.key && a.order < b.order);
 
+/** Moves the reader to its first record at or after `from`; false when there is none. */
+function seek(reader: RunReader, from: string | undefined): boolean {
+  while (reader.next()) if (from === undefined || reader.key >= from) return true;
+  return false;
+}
+
 /**
  * The runs' operations merged into key order, `batchSize` at a time (a binary heap of one
- * reader per run). Every run is closed when the generator ends, however it ends.
+ * reader per run), those in `range` only: each run read from `starts[i]` (a mark's offset
+ * before the range, startOffset), the merge ending at the range's end. Every run is closed when
+ * the generator ends, however it ends.
  */
-export function* mergeRuns(paths: readonly string[], batchSize: number): Generator<RunOp[]> {
-  const readers = paths.map((path, order) => RunReader.open(path, order));
+export function* mergeRuns(paths: readonly string[], batchSize: number, range: KeyRange = {}, starts: readonly number[] = []): Generator<RunOp[]> {
+  const readers = paths.map((path, order) => RunReader.open(path, order, starts[order] ?? 0));
   try {
-    const heap = readers.filter((reader) => reader.next());
+    const heap = readers.filter((reader) => seek(reader, range.from));
     for (let i = (heap.length >> 1) - 1; i >= 0; i--) siftDown(heap, i);
     let batch: RunOp[] = [];
     while (heap.length > 0) {
       const top = heap[0]!;
+      if (range.to !== undefined && top.key >= range.to) break;
       batch.push({ type: 'put', key: top.key, value: top.value });
       if (!top.next()) {
         heap[0] = heap[heap.length - 1]!;

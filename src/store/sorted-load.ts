@@ -19,6 +19,9 @@ import type { BatchOp } from './batch-ops.js';
 import type { BulkTarget } from './bulk.js';
 import { dnKeyOfEntryKey, metaKey } from './keys.js';
 import { mergeRuns, RunWriter } from './run-files.js';
+import { KeyOrderError } from './tables/load.js';
+import { loadInRanges } from './tables/ranges.js';
+import { snappyAvailable } from './tables/snappy.js';
 import type { DirectoryStore } from './store.js';
 import { StoreError } from './errors.js';
 import { errorMessage } from '../errors.js';
@@ -129,6 +132,7 @@ export class SortedLoad implements BulkTarget {
       this.runs.spill();
       this.completed = true;
       await this.ledger.close();
+      if (await this.writeTables()) return;
       await this.store.writeOutMemtable();
       await this.mergeIntoStore();
       await this.store.writeOutMemtable();
@@ -140,7 +144,25 @@ export class SortedLoad implements BulkTarget {
   }
 
   /**
-   * Writes the merged runs, one batch in flight while the next is merged. When the keys pass the
+   * Writes the merged runs, with the records the database held, as its tables, a thread per
+   * range of keys (tables/ranges.ts). False when the snappy addon is not built, or a key sorts
+   * differently as bytes (characters beyond U+FFFF against those from U+E000), and the database
+   * is as it was: the runs go through LevelDB then (mergeIntoStore).
+   */
+  private async writeTables(): Promise<boolean> {
+    if (!snappyAvailable()) return false;
+    try {
+      const runs = { paths: this.runs.runs, marks: this.runs.marks };
+      await this.store.rewriteAsTables((dir, records) => loadInRanges(dir, runs, records));
+      return true;
+    } catch (error) {
+      if (error instanceof KeyOrderError) return false;
+      throw error;
+    }
+  }
+
+  /**
+   * Writes the merged runs through LevelDB, one batch in flight while the next is merged. When the keys pass the
    * meta space, the memtable is written out first, so that no table spans the keys already stored.
    */
   private async mergeIntoStore(): Promise<void> {

@@ -21,6 +21,7 @@ import { SharedTable } from './shared-table.js';
 import { walkPasswords, type WalkTurns } from './password-walk.js';
 import { EntryReads, type IndexHint, type Scope, type StoreStats } from './reads.js';
 import { WriteRecovery, type RecoveryDb } from './recovery.js';
+import type { RunOp } from './run-files.js';
 import type { RecordStats, SharedFailures, SystemOfRecord } from './system-of-record.js';
 import { checkEntry } from './validate.js';
 import { FULL, WriteGate, type Pass } from './write-gate.js';
@@ -144,6 +145,22 @@ export class DirectoryStore {
    */
   async writeOutMemtable(): Promise<void> {
     await this.compactRange(NO_KEYS.start, NO_KEYS.end);
+  }
+
+  /**
+   * Replaces the database with tables `write` puts straight into its directory (tables/load.ts),
+   * given the records it holds now (a database without entries: its format and settings). The
+   * database is closed meanwhile and opened again after, whatever happened.
+   */
+  async rewriteAsTables(write: (dir: string, records: readonly RunOp[]) => Promise<void>): Promise<void> {
+    const records: RunOp[] = [];
+    for await (const [key, value] of this.db.iterator()) records.push({ type: 'put', key, value });
+    await this.db.close();
+    try {
+      await write(this.dir, records);
+    } finally {
+      await this.db.open();
+    }
   }
 
   private async compactRange(start: string, end: string): Promise<void> {

@@ -10,7 +10,7 @@
 import { lookup } from 'node:dns/promises';
 import { closeSync } from 'node:fs';
 import net from 'node:net';
-import { loadAddon } from './native-addon.js';
+import { loadAddon } from '../../native-addon.js';
 
 interface FdDup {
   /** A TCP socket bound with SO_REUSEPORT and listening: [descriptor, port bound]. */

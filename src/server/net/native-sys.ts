@@ -5,7 +5,7 @@
  * nothing (freed memory stays in the resident set until malloc reuses it).
  */
 import type { Socket } from 'node:net';
-import { loadAddon } from './native-addon.js';
+import { loadAddon } from '../../native-addon.js';
 
 interface Sys {
   tcpState(fd: number): number;

@@ -1,0 +1,102 @@
+/**
+ * A load's tables written over several threads: the runs' keys cut into ranges (their marks'
+ * quantiles, run-files.ts), one worker thread a range, each merging the runs from a mark before
+ * its range (startOffset) and writing that range's tables (load.ts) with file numbers of its own.
+ * LevelDB's last level holds tables of any number in any order of writing as long as their keys
+ * do not overlap; describeLoad checks that and names them all.
+ */
+import { availableParallelism } from 'node:os';
+import { Worker } from 'node:worker_threads';
+import { mergeRuns, splitKeys, startOffset, type KeyRange, type RunMark, type RunOp } from '../run-files.js';
+import { addMerged, describeLoad, KeyOrderError, nextFileNumber, removeTables, TableLoad, TABLE_BYTES } from './load.js';
+import type { TableMeta } from './table-file.js';
+
+const WORKER_ENTRY = new URL('./range-worker.js', import.meta.url);
+/** File numbers each range may use: far more tables than a load writes. */
+const NUMBERS_PER_RANGE = 1_000_000;
+const MAX_RANGES = 4;
+/** Operations merged at a time. */
+const MERGE_BATCH = 10_000;
+
+/** What a range's worker is given. */
+export interface RangeJob {
+  readonly dir: string;
+  readonly paths: readonly string[];
+  readonly starts: readonly number[];
+  readonly range: KeyRange;
+  /** The records the database held, in this range. */
+  readonly records: readonly RunOp[];
+  readonly firstNumber: number;
+  readonly tableBytes: number;
+}
+
+/** What a range's worker answers. */
+export type RangeResult = { readonly tables: TableMeta[] } | { readonly error: string; readonly keyOrder: boolean };
+
+/** Writes one range's tables (in a worker, or here); on failure removes them and throws. */
+export function loadRange(job: RangeJob): TableMeta[] {
+  const load = new TableLoad(job.dir, job.tableBytes, job.firstNumber);
+  try {
+    addMerged(load, job.records, mergeRuns(job.paths, MERGE_BATCH, job.range, job.starts));
+    return load.finishTables();
+  } catch (error) {
+    load.abandon();
+    throw error;
+  }
+}
+
+/** The runs a load gathered: their files and marks. */
+export interface Runs {
+  readonly paths: readonly string[];
+  readonly marks: readonly (readonly RunMark[])[];
+}
+
+/**
+ * Writes the runs, with the records the database held (key order), as the database's tables,
+ * a worker thread a range; then the descriptor. On failure every table written is removed and
+ * the database is as it was.
+ */
+export async function loadInRanges(dir: string, runs: Runs, records: readonly RunOp[], tableBytes = TABLE_BYTES): Promise<void> {
+  const splits = splitKeys(runs.marks, Math.min(MAX_RANGES, availableParallelism()));
+  const ranges: KeyRange[] = [...splits, undefined].map((to, i) => ({ from: i === 0 ? undefined : splits[i - 1], to }));
+  const first = nextFileNumber(dir);
+  const jobs = ranges.map((range, i): RangeJob => ({
+    dir, paths: runs.paths, range, tableBytes, firstNumber: first + i * NUMBERS_PER_RANGE,
+    starts: runs.marks.map((marks) => startOffset(marks, range.from)),
+    records: records.filter((record) => inRange(record.key, range)),
+  }));
+  const results = await Promise.all(jobs.map(runJob));
+  const tables = results.flatMap((result) => ('tables' in result ? result.tables.map(asBuffers) : []));
+  const failed = results.find((result) => 'error' in result);
+  try {
+    if (failed && 'error' in failed) throw failed.keyOrder ? new KeyOrderError(failed.error) : new Error(failed.error);
+    describeLoad(dir, tables);
+  } catch (error) {
+    removeTables(dir, tables);
+    throw error;
+  }
+}
+
+const inRange = (key: string, range: KeyRange): boolean => (range.from === undefined || key >= range.from) && (range.to === undefined || key < range.to);
+
+function runJob(job: RangeJob): Promise<RangeResult> {
+  return new Promise((resolve) => {
+    const worker = new Worker(WORKER_ENTRY, { workerData: job });
+    let answered = false;
+    worker.once('message', (result: RangeResult) => {
+      answered = true;
+      resolve(result);
+    });
+    worker.once('error', (error) => resolve({ error: error.message, keyOrder: false }));
+    worker.once('exit', (code) => {
+      if (!answered) resolve({ error: `a table-writing thread exited (${code})`, keyOrder: false });
+    });
+  });
+}
+
+/** A table's keys come back from a worker as Uint8Arrays: Buffers again. */
+const asBuffers = (table: TableMeta): TableMeta => ({
+  ...table,
+  smallest: Buffer.from(table.smallest.buffer, table.smallest.byteOffset, table.smallest.length),
+  largest: Buffer.from(table.largest.buffer, table.largest.byteOffset, table.largest.length),
+});

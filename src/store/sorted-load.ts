@@ -6,9 +6,11 @@
  * leave nothing to compact after the load.
  *
  * So the loader's writes (bulk.ts) go to sorted runs on disk (run-files.ts) in a directory of
- * their own, and `complete` merges them into the database. The loader still checks every entry
- * exactly, in file order: which dnKeys are placed is kept in a small LevelDB of its own beside
- * the runs (the ledger), written as the runs are, and read where the loader's filter cannot tell.
+ * their own, and `complete` merges them into the database: as LevelDB table files written by a
+ * thread per range of keys (tables/), or, where that cannot be done, through LevelDB in key
+ * order. The loader still checks every entry exactly, in file order: which dnKeys are placed is
+ * kept in a small LevelDB of its own beside the runs (the ledger), written as the runs are, and
+ * read where the loader's filter cannot tell.
  * The directory is removed when the load completes (and, if a load was killed, when the next one
  * starts).
  */
@@ -162,8 +164,9 @@ export class SortedLoad implements BulkTarget {
   }
 
   /**
-   * Writes the merged runs through LevelDB, one batch in flight while the next is merged. When the keys pass the
-   * meta space, the memtable is written out first, so that no table spans the keys already stored.
+   * Writes the merged runs through LevelDB, one batch in flight while the next is merged. When
+   * the keys pass the meta space, the memtable is written out first, so that no table spans the
+   * keys already stored.
    */
   private async mergeIntoStore(): Promise<void> {
     let writing: Promise<void> = Promise.resolve();

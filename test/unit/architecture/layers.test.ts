@@ -4,7 +4,7 @@
  * allows, bench-schemes builds on authrate), so the dependencies flow one way:
  *
  *   cli -> server | authrate | bench-schemes -> policy -> ldif -> password | store | harness
- *       -> protocol -> schemes, src/errors.ts
+ *       -> protocol -> schemes, src/errors.ts, src/native-addon.ts
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -13,7 +13,7 @@ import { dirname, join, normalize, relative } from 'node:path';
 import { repoRoot } from '../../helpers/paths.js';
 
 const RANK: Readonly<Record<string, number>> = {
-  cli: 0, server: 1, authrate: 1, 'bench-schemes': 1, policy: 2, ldif: 3, password: 4, store: 4, harness: 4, protocol: 5, 'errors.ts': 6, schemes: 6,
+  cli: 0, server: 1, authrate: 1, 'bench-schemes': 1, policy: 2, ldif: 3, password: 4, store: 4, harness: 4, protocol: 5, 'errors.ts': 6, 'native-addon.ts': 6, schemes: 6,
 };
 const SIDEWAYS = new Set(['bench-schemes -> authrate']);
 

@@ -54,10 +54,16 @@ describe('LevelDB hash', () => {
 const key = (n: number): string => `e\x00dc=com\x01uid=user.${String(n).padStart(7, '0')}`;
 const value = (n: number): Buffer => Buffer.from(`record ${n} `.repeat(n % 7));
 
-async function writeTables(dir: string, count: number, tableBytes: number): Promise<void> {
+/** A new database in a directory of its own holding one meta key, closed (reopen it with db.open()). */
+async function databaseWithMetaKey(name: string): Promise<{ dir: string; db: Level<string, Buffer> }> {
+  const dir = mkdtempSync(join(tmpdir(), `${name}-`));
   const db = new Level<string, Buffer>(dir, { valueEncoding: 'buffer' });
   await db.put('m\x00format', Buffer.from('2'));
   await db.close();
+  return { dir, db };
+}
+
+async function writeTables(dir: string, count: number, tableBytes: number): Promise<void> {
   const load = new TableLoad(dir, tableBytes);
   load.add('a\x00first', Buffer.from('before the meta key'));
   for (let n = 0; n < count; n += 1) load.add(key(n), value(n));
@@ -73,9 +79,8 @@ describe('TableLoad', { skip }, () => {
   });
 
   test('writes a database LevelDB opens, reads, compacts and writes to', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tables-'));
+    const { dir, db } = await databaseWithMetaKey('tables');
     await writeTables(dir, 20_000, 16 << 10);
-    const db = new Level<string, Buffer>(dir, { valueEncoding: 'buffer' });
     await db.open();
     const listing = (db as unknown as { getProperty(name: string): string }).getProperty('leveldb.sstables');
     assert.match(listing, /--- level 6 ---\n( \d+:\d+\[.*\n){5,}/, 'many tables, all in the last level');
@@ -98,10 +103,7 @@ describe('TableLoad', { skip }, () => {
   });
 
   test('refuses keys whose order as bytes differs, and abandoning leaves the database as it was', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tables-order-'));
-    const db = new Level<string, Buffer>(dir, { valueEncoding: 'buffer' });
-    await db.put('m\x00format', Buffer.from('2'));
-    await db.close();
+    const { dir, db } = await databaseWithMetaKey('tables-order');
     const load = new TableLoad(dir);
     load.add('k\u{1f600}', Buffer.from('a'));
     load.add('k\ue000', Buffer.from('b')); // after in UTF-16, before in UTF-8
@@ -115,10 +117,7 @@ describe('TableLoad', { skip }, () => {
   });
 
   test('over ranges in worker threads: tables of every range, one database, the records it held kept', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tables-ranges-'));
-    const db = new Level<string, Buffer>(dir, { valueEncoding: 'buffer' });
-    await db.put('m\x00format', Buffer.from('2'));
-    await db.close();
+    const { dir, db } = await databaseWithMetaKey('tables-ranges');
     const runs = join(dir, 'runs');
     mkdirSync(runs);
     const writer = new RunWriter(runs, 200_000);
@@ -140,10 +139,7 @@ describe('TableLoad', { skip }, () => {
   });
 
   test('killed before its MANIFEST is current, a load leaves the database as it was, and LevelDB deletes its tables', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tables-killed-'));
-    const db = new Level<string, Buffer>(dir, { valueEncoding: 'buffer' });
-    await db.put('m\x00format', Buffer.from('2'));
-    await db.close();
+    const { dir, db } = await databaseWithMetaKey('tables-killed');
     const load = new TableLoad(dir, 16 << 10);
     for (let n = 0; n < 5_000; n += 1) load.add(key(n), value(n));
     const written = load.finishTables(); // what a load killed before describeLoad leaves

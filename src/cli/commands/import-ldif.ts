@@ -79,11 +79,14 @@ const IMPORT_WRITE_BUFFER_MB = 256;
 const RUNS_DIR = 'import-runs';
 
 /**
- * Files up to this size are loaded as they come: LevelDB has less to merge in them, and sorting
- * costs about as much as it saves (200,000 make-ldif users, 137 MB: 1.13x-1.16x the time sorted; 500,000,
- * 344 MB: 0.83x-1.04x; a million, 689 MB: 0.80x-0.86x; docs/performance.md, "A load in key order").
+ * Files up to this size are loaded as they come: the sorted load's fixed costs (its ledger, the
+ * database closed and opened again, a thread per range) outweigh what it saves. With the tables
+ * written by the load itself, sorted took 1.04x-1.08x the time for 40,000 make-ldif users (27 MB)
+ * and 1.18x-1.35x for 10,000, but 0.85x-0.96x for 100,000 (69 MB) and 0.86x-0.94x for 200,000
+ * (137 MB), with less peak memory (docs/performance.md, "LevelDB's tables written by the load
+ * itself"; 256 MiB before, when the merge went through LevelDB).
  */
-const SORT_ABOVE_MB = 256;
+const SORT_ABOVE_MB = 48;
 
 /**
  * Whether to load in key order: as asked, else for files over SORT_ABOVE_MB (standard input,

@@ -31,10 +31,10 @@ export function leveldbHash(data: Uint8Array, seed: number, n = data.length): nu
   return (h ^ (h >>> 24)) >>> 0;
 }
 
-export const bloomHash = (key: Uint8Array, length = key.length): number => leveldbHash(key, SEED, length);
+const bloomHash = (key: Uint8Array, length = key.length): number => leveldbHash(key, SEED, length);
 
 /** Appends the Bloom filter of keys (given by their bloomHash) to `out`. */
-export function appendFilter(out: Bytes, hashes: readonly number[]): void {
+function appendFilter(out: Bytes, hashes: readonly number[]): void {
   const bytes = Math.ceil(Math.max(hashes.length * BITS_PER_KEY, 64) / 8);
   const bits = bytes * 8;
   const array = new Uint8Array(bytes);

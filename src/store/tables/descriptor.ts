@@ -36,10 +36,10 @@ export interface Descriptor {
 }
 
 export const tableName = (number: number): string => `${String(number).padStart(6, '0')}.ldb`;
-export const manifestName = (number: number): string => `MANIFEST-${String(number).padStart(6, '0')}`;
+const manifestName = (number: number): string => `MANIFEST-${String(number).padStart(6, '0')}`;
 
 /** The version edit describing the whole database. */
-export function versionEdit(descriptor: Descriptor): Buffer {
+function versionEdit(descriptor: Descriptor): Buffer {
   const edit = new Bytes(1024);
   edit.varint(Tag.Comparator);
   edit.slice(Buffer.from(COMPARATOR));
@@ -61,7 +61,7 @@ export function versionEdit(descriptor: Descriptor): Buffer {
 }
 
 /** A log holding `record`, cut into fragments that fit its blocks. */
-export function logOf(record: Buffer): Buffer {
+function logOf(record: Buffer): Buffer {
   const out = new Bytes(record.length + 1024);
   let offset = 0;
   let first = true;
@@ -95,18 +95,18 @@ export function writeDescriptor(dir: string, descriptor: Descriptor): void {
 }
 
 function writeSynced(path: string, data: Buffer): void {
-  writeFileSync(path, data, { flag: 'w' });
-  const fd = openSync(path, 'r+');
-  try {
-    fsyncSync(fd);
-  } finally {
-    closeSync(fd);
-  }
+  synced(path, 'w', (fd) => writeFileSync(fd, data));
 }
 
 export function syncDirectory(dir: string): void {
-  const fd = openSync(dir, 'r');
+  synced(dir, 'r', () => {});
+}
+
+/** Opens `path`, hands the descriptor to `use`, syncs it to disk and closes it. */
+function synced(path: string, flags: string, use: (fd: number) => void): void {
+  const fd = openSync(path, flags);
   try {
+    use(fd);
     fsyncSync(fd);
   } finally {
     closeSync(fd);

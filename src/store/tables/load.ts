@@ -52,7 +52,7 @@ export function describeLoad(dir: string, tables: readonly TableMeta[]): void {
     }
   }
   syncDirectory(dir);
-  let number = Math.max(nextFileNumber(dir), ...tables.map((table) => table.number + 1));
+  let number = nextFileNumber(dir); // the tables are in the directory
   const manifest = number++;
   const logNumber = number++;
   const levels = tables.map((table) => ({ level: LEVEL, table }));

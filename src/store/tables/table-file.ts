@@ -39,7 +39,7 @@ export function valueTag(sequence: number): Buffer {
   return tag;
 }
 
-/** What the descriptor (manifest.ts) says of a table. */
+/** What the descriptor (descriptor.ts) says of a table. */
 export interface TableMeta {
   readonly number: number;
   readonly size: number;

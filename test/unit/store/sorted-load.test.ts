@@ -32,13 +32,19 @@ function scrambledKeys(count: number): string[] {
   return keys;
 }
 
+/** `count` scrambled keys, each put with a value naming it, written as runs of `budget` bytes in `dir`. */
+function scrambledRuns(dir: string, budget: number, count: number): { writer: RunWriter; keys: string[] } {
+  const writer = new RunWriter(dir, budget);
+  const keys = scrambledKeys(count);
+  for (const key of keys) writer.add(put(key, `value of ${key}`));
+  writer.spill();
+  return { writer, keys };
+}
+
 describe('sorted runs', () => {
   test('the merge gives every operation once, in key order, across many runs', async () => {
     const dir = await tempDir();
-    const writer = new RunWriter(dir.path, 2_000);
-    const keys = scrambledKeys(3_000);
-    for (const key of keys) writer.add(put(key, `value of ${key}`));
-    writer.spill();
+    const { writer, keys } = scrambledRuns(dir.path, 2_000, 3_000);
     assert.ok(writer.runs.length > 20, `${writer.runs.length} runs`);
     const merged = [...mergeRuns(writer.runs, 128)].flat();
     assert.deepEqual(merged.map((op) => op.key), [...keys].sort());
@@ -68,10 +74,7 @@ describe('sorted runs', () => {
 
   test('merged range by range from the marks, the runs give the whole merge, cut where the split keys say', async () => {
     const dir = await tempDir();
-    const writer = new RunWriter(dir.path, 20_000);
-    const keys = scrambledKeys(5_000);
-    for (const key of keys) writer.add(put(key, `value of ${key}`));
-    writer.spill();
+    const { writer } = scrambledRuns(dir.path, 20_000, 5_000);
     assert.ok(writer.runs.length > 5, `${writer.runs.length} runs`);
     const whole = [...mergeRuns(writer.runs, 128)].flat().map((op) => op.key);
     const splits = splitKeys(writer.marks, 3);

@@ -30,8 +30,32 @@ export interface RangeJob {
   readonly tableBytes: number;
 }
 
+/** Why a range's worker failed: the message, and for a file's error (no space, an I/O error) Node's code and call. */
+export interface RangeFailure {
+  readonly error: string;
+  readonly keyOrder: boolean;
+  readonly code?: string;
+  readonly syscall?: string;
+  readonly errno?: number;
+  readonly path?: string;
+}
+
 /** What a range's worker answers. */
-export type RangeResult = { readonly tables: TableMeta[] } | { readonly error: string; readonly keyOrder: boolean };
+export type RangeResult = { readonly tables: TableMeta[] } | RangeFailure;
+
+/** A worker's error as a message can carry it (an Error crosses a thread without its code and call). */
+export function rangeFailure(error: unknown): RangeFailure {
+  const { code, syscall, errno, path } = error as NodeJS.ErrnoException;
+  return { error: (error as Error).message, keyOrder: error instanceof KeyOrderError, code, syscall, errno, path };
+}
+
+/** The error a worker's failure stands for on this side: KeyOrderError, or an Error with the file's code and call. */
+function failureError(failure: RangeFailure): Error {
+  if (failure.keyOrder) return new KeyOrderError(failure.error);
+  const { code, syscall, errno, path } = failure;
+  const fileError = syscall === undefined ? {} : { code, syscall, errno, path };
+  return Object.assign(new Error(failure.error), fileError);
+}
 
 /** Writes one range's tables (in a worker, or here); on failure removes them and throws. */
 export function loadRange(job: RangeJob): TableMeta[] {
@@ -69,7 +93,7 @@ export async function loadInRanges(dir: string, runs: Runs, records: readonly Ru
   const tables = results.flatMap((result) => ('tables' in result ? result.tables.map(asBuffers) : []));
   const failed = results.find((result) => 'error' in result);
   try {
-    if (failed && 'error' in failed) throw failed.keyOrder ? new KeyOrderError(failed.error) : new Error(failed.error);
+    if (failed && 'error' in failed) throw failureError(failed);
     describeLoad(dir, tables);
   } catch (error) {
     removeTables(dir, tables);
@@ -87,7 +111,7 @@ function runJob(job: RangeJob): Promise<RangeResult> {
       answered = true;
       resolve(result);
     });
-    worker.once('error', (error) => resolve({ error: error.message, keyOrder: false }));
+    worker.once('error', (error) => resolve(rangeFailure(error)));
     worker.once('exit', (code) => {
       if (!answered) resolve({ error: `a table-writing thread exited (${code})`, keyOrder: false });
     });

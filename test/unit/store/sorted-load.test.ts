@@ -154,6 +154,27 @@ describe('SortedLoad', () => {
     await dir.remove();
   });
 
+  test('a run lost before the merge stops the load with the file\'s error, its files removed, the database as it was', async () => {
+    const dir = await tempDir();
+    const store = await DirectoryStore.open(join(dir.path, 'db'));
+    const runs = join(dir.path, 'db', 'import-runs');
+    const target = await SortedLoad.over(store, runs, true, 4_096);
+    const loader = new BulkLoader(target, { batchEntries: 5 });
+    assert.deepEqual(await loader.addAll([BASE, PEOPLE]), [undefined, undefined]);
+    for (let n = 0; n < 300; n += 1) await loader.add(person(n));
+    const first = readdirSync(runs).find((name) => name.startsWith('run-'));
+    assert.ok(first !== undefined, 'a run was written');
+    rmSync(join(runs, first));
+    await assert.rejects(loader.finish(), (error: Error & { code?: string }) => {
+      assert.match(error.message, /^cannot keep the sorted runs of this load in .*ENOENT/);
+      return true;
+    });
+    assert.equal(existsSync(runs), false, 'the runs are removed');
+    assert.equal(await store.hasEntries(), false, 'nothing reached the database');
+    await store.close();
+    await dir.remove();
+  });
+
   test('keys whose order as UTF-8 bytes differs from JavaScript\'s go through LevelDB, and all are stored', async () => {
     const dir = await tempDir();
     const store = await DirectoryStore.open(join(dir.path, 'db'));

@@ -138,6 +138,23 @@ describe('TableLoad', { skip }, () => {
     rmSync(dir, { recursive: true, force: true });
   });
 
+  test('a range\'s worker failing on a file: the error keeps its code and call, and no table is left', async () => {
+    const { dir, db } = await databaseWithMetaKey('tables-lost-run');
+    const before = readdirSync(dir).sort();
+    const runs = join(dir, 'runs');
+    mkdirSync(runs);
+    const writer = new RunWriter(runs, 200_000);
+    for (let n = 0; n < 30_000; n += 1) writer.add({ type: 'put', key: key((n * 7919) % 30_000), value: value(n) });
+    writer.spill();
+    rmSync(writer.runs[writer.runs.length - 1]!);
+    await assert.rejects(loadInRanges(dir, { paths: writer.runs, marks: writer.marks }, [], 32 << 10), { code: 'ENOENT', syscall: 'open' });
+    assert.deepEqual(readdirSync(dir).filter((name) => name !== 'runs').sort(), before, 'the tables written are removed');
+    await db.open();
+    assert.equal((await db.get('m\x00format'))?.toString(), '2', 'the database as it was');
+    await db.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
   test('killed before its MANIFEST is current, a load leaves the database as it was, and LevelDB deletes its tables', async () => {
     const { dir, db } = await databaseWithMetaKey('tables-killed');
     const load = new TableLoad(dir, 16 << 10);

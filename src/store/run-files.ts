@@ -39,6 +39,9 @@ const EMPTY = Buffer.alloc(0);
 export interface RunMark {
   readonly key: string;
   readonly offset: number;
+  /** The run's records and bytes from here to the next mark (or the run's end). */
+  readonly records: number;
+  readonly bytes: number;
 }
 
 /** Marks noted per run, at equal counts of records. */
@@ -85,7 +88,8 @@ export class RunWriter {
 /** Writes sorted keys, each once, with its kept value (none: empty); returns the run's marks. */
 function writeRun(path: string, keys: readonly string[], values: ReadonlyMap<string, Buffer>): RunMark[] {
   const fd = openSync(path, 'w');
-  const marks: RunMark[] = [];
+  const marks: { key: string; offset: number; index: number }[] = [];
+  let end = 0;
   const every = Math.max(1, Math.ceil(keys.length / MARKS_PER_RUN));
   try {
     let block = Buffer.allocUnsafe(WRITE_BLOCK);
@@ -102,26 +106,43 @@ function writeRun(path: string, keys: readonly string[], values: ReadonlyMap<str
         at = 0;
         if (need > block.length) block = Buffer.allocUnsafe(need);
       }
-      if (i % every === 0) marks.push({ key, offset: written + at });
+      if (i % every === 0) marks.push({ key, offset: written + at, index: i });
       at = encodeRecord(block, at, key, value);
     }
     writeSync(fd, block, 0, at);
+    end = written + at;
   } finally {
     closeSync(fd);
   }
-  return marks;
+  return marks.map(({ key, offset, index }, i) => {
+    const next = marks[i + 1];
+    return { key, offset, records: (next?.index ?? keys.length) - index, bytes: (next?.offset ?? end) - offset };
+  });
 }
 
 /**
- * Keys that cut the runs' operations into `parts` ranges of about equal counts, in order (the
- * marks' quantiles); fewer when there are not enough distinct marks.
+ * What writing a record costs beside its bytes, in bytes' worth: a million-user load's table
+ * writers took about 0.68 µs a record and 6 ns a byte (docs/performance.md).
+ */
+export const RECORD_COST_BYTES = 112;
+
+/** What a mark's stretch of its run costs to write as tables, in bytes' worth. */
+const markCost = (mark: RunMark): number => mark.bytes + mark.records * RECORD_COST_BYTES;
+
+/**
+ * Keys that cut the runs into `parts` ranges of about equal cost to write, in order (the marks'
+ * quantiles, each mark weighed by its records and bytes: a load's entry records are a tenth of
+ * its keys and most of its bytes); fewer when there are not enough distinct marks.
  */
 export function splitKeys(marks: readonly (readonly RunMark[])[], parts: number): string[] {
-  const keys = [...new Set(marks.flat().map((mark) => mark.key))].sort();
+  const sorted = marks.flat().sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  const total = sorted.reduce((sum, mark) => sum + markCost(mark), 0);
   const splits: string[] = [];
-  for (let part = 1; part < parts; part += 1) {
-    const key = keys[Math.floor((keys.length * part) / parts)];
-    if (key !== undefined && key !== splits.at(-1) && key !== keys[0]) splits.push(key);
+  let before = 0;
+  for (const mark of sorted) {
+    const part = splits.length + 1;
+    if (part < parts && before >= (total * part) / parts && mark.key !== sorted[0]!.key && mark.key !== splits.at(-1)) splits.push(mark.key);
+    before += markCost(mark);
   }
   return splits;
 }

@@ -1,5 +1,5 @@
-/** A worker thread writing one range of a load's tables (ranges.ts). */
-import { parentPort, workerData } from 'node:worker_threads';
+/** A worker thread writing ranges of a load's tables, one job at a time, as ranges.ts hands them over. */
+import { parentPort } from 'node:worker_threads';
 import { loadRange, rangeFailure, type RangeJob, type RangeResult } from './ranges.js';
 
 function run(job: RangeJob): RangeResult {
@@ -10,4 +10,4 @@ function run(job: RangeJob): RangeResult {
   }
 }
 
-parentPort?.postMessage(run(workerData as RangeJob));
+parentPort?.on('message', (job: RangeJob) => parentPort?.postMessage(run(job)));

@@ -1,7 +1,9 @@
 /**
- * A load's tables written over several threads: the runs' keys cut into ranges (their marks'
- * quantiles, run-files.ts), one worker thread a range, each merging the runs from a mark before
- * its range (startOffset) and writing that range's tables (load.ts) with file numbers of its own.
+ * A load's tables written over several threads: the runs' keys cut into ranges of about equal
+ * cost (their marks' quantiles, run-files.ts), a few per thread so that a range costing more than
+ * the estimate leaves no thread idle for long; a worker thread per core takes the next range
+ * when done with one, merging the runs from a mark before the range (startOffset) and writing
+ * the range's tables (load.ts) with file numbers of its own.
  * LevelDB's last level holds tables of any number in any order of writing as long as their keys
  * do not overlap; describeLoad checks that and names them all.
  */
@@ -14,7 +16,12 @@ import type { TableMeta } from './table-file.js';
 const WORKER_ENTRY = new URL('./range-worker.js', import.meta.url);
 /** File numbers each range may use: far more tables than a load writes. */
 const NUMBERS_PER_RANGE = 1_000_000;
-const MAX_RANGES = 4;
+const MAX_THREADS = 4;
+/**
+ * Ranges per thread. Cut in two at a million users the ranges' writers took 5.7 and 8.8 s, the
+ * slower alone for the last 3 s; cut in eight, a thread that is done takes the next range.
+ */
+const RANGES_PER_THREAD = 4;
 /** Operations merged at a time. */
 const MERGE_BATCH = 10_000;
 
@@ -77,11 +84,12 @@ export interface Runs {
 
 /**
  * Writes the runs, with the records the database held (key order), as the database's tables,
- * a worker thread a range; then the descriptor. On failure every table written is removed and
+ * the ranges shared by a few worker threads; then the descriptor. On failure every table written is removed and
  * the database is as it was.
  */
 export async function loadInRanges(dir: string, runs: Runs, records: readonly RunOp[], tableBytes = TABLE_BYTES): Promise<void> {
-  const splits = splitKeys(runs.marks, Math.min(MAX_RANGES, availableParallelism()));
+  const threads = Math.min(MAX_THREADS, availableParallelism());
+  const splits = splitKeys(runs.marks, threads * RANGES_PER_THREAD);
   const ranges: KeyRange[] = [...splits, undefined].map((to, i) => ({ from: i === 0 ? undefined : splits[i - 1], to }));
   const first = nextFileNumber(dir);
   const jobs = ranges.map((range, i): RangeJob => ({
@@ -89,11 +97,12 @@ export async function loadInRanges(dir: string, runs: Runs, records: readonly Ru
     starts: runs.marks.map((marks) => startOffset(marks, range.from)),
     records: records.filter((record) => inRange(record.key, range)),
   }));
-  const results = await Promise.all(jobs.map(runJob));
-  const tables = results.flatMap((result) => ('tables' in result ? result.tables.map(asBuffers) : []));
-  const failed = results.find((result) => 'error' in result);
+  const results = await onThreads(jobs, threads);
+  const tables = results.flatMap((result) => (result && 'tables' in result ? result.tables.map(asBuffers) : []));
+  const failed = results.find((result) => result && 'error' in result);
   try {
     if (failed && 'error' in failed) throw failureError(failed);
+    if (results.includes(undefined)) throw new Error('a range of the load was not written');
     describeLoad(dir, tables);
   } catch (error) {
     removeTables(dir, tables);
@@ -103,18 +112,42 @@ export async function loadInRanges(dir: string, runs: Runs, records: readonly Ru
 
 const inRange = (key: string, range: KeyRange): boolean => (range.from === undefined || key >= range.from) && (range.to === undefined || key < range.to);
 
-function runJob(job: RangeJob): Promise<RangeResult> {
+/**
+ * The jobs on `threads` worker threads, each taking the next job when done with one; the results
+ * in the jobs' order. After a failure no further job is started (its result stays missing).
+ */
+async function onThreads(jobs: readonly RangeJob[], threads: number): Promise<(RangeResult | undefined)[]> {
+  const results: (RangeResult | undefined)[] = new Array(jobs.length).fill(undefined);
+  let next = 0;
+  let failed = false;
+  const thread = async (): Promise<void> => {
+    const worker = new Worker(WORKER_ENTRY);
+    try {
+      while (!failed && next < jobs.length) {
+        const at = next++;
+        const result = await ask(worker, jobs[at]!);
+        results[at] = result;
+        failed ||= 'error' in result;
+      }
+    } finally {
+      await worker.terminate();
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(threads, jobs.length) }, thread));
+  return results;
+}
+
+/** One job's answer from a worker; a worker that fails or exits answers with the failure. */
+function ask(worker: Worker, job: RangeJob): Promise<RangeResult> {
   return new Promise((resolve) => {
-    const worker = new Worker(WORKER_ENTRY, { workerData: job });
-    let answered = false;
-    worker.once('message', (result: RangeResult) => {
-      answered = true;
+    const answer = (result: RangeResult): void => {
+      worker.off('message', answer).off('error', failure).off('exit', exited);
       resolve(result);
-    });
-    worker.once('error', (error) => resolve(rangeFailure(error)));
-    worker.once('exit', (code) => {
-      if (!answered) resolve({ error: `a table-writing thread exited (${code})`, keyOrder: false });
-    });
+    };
+    const failure = (error: Error): void => answer(rangeFailure(error));
+    const exited = (code: number): void => answer({ error: `a table-writing thread exited (${code})`, keyOrder: false });
+    worker.on('message', answer).on('error', failure).on('exit', exited);
+    worker.postMessage(job);
   });
 }
 

@@ -4,7 +4,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync
 import { join } from 'node:path';
 import { Level } from 'level';
 import { BulkLoader, DirectoryError, DirectoryStore, SortedLoad } from '../../../src/store/index.js';
-import { mergeRuns, RunWriter, splitKeys, startOffset, type RunOp } from '../../../src/store/run-files.js';
+import { mergeRuns, RECORD_COST_BYTES, RunWriter, splitKeys, startOffset, type RunOp } from '../../../src/store/run-files.js';
 import { snappyAvailable } from '../../../src/store/tables/snappy.js';
 import { BASE, PEOPLE, assertConsistent, dns, entry, equalDns, person, tempDir } from '../../helpers/store.js';
 
@@ -87,6 +87,29 @@ describe('sorted runs', () => {
     assert.deepEqual(parts.flat(), whole);
     for (const part of parts) assert.ok(part.length > whole.length / 6, `ranges of comparable sizes: ${parts.map((p) => p.length)}`);
     assert.ok(writer.marks.every((marks, i) => marks.length > 1 && startOffset(marks, splits[1]) > 0 || i === writer.runs.length - 1), 'a later range starts inside the runs');
+    await dir.remove();
+  });
+
+  test('the split keys cut the runs into ranges of comparable cost to write (records and bytes), not of comparable counts', async () => {
+    const dir = await tempDir();
+    const writer = new RunWriter(dir.path, 200_000);
+    // a load's shape: an entry's record of 1 KB under e, nine small index keys under i
+    for (let n = 0; n < 3_000; n += 1) {
+      writer.add(put(`e\x00uid=user.${n}`, 'x'.repeat(1_000)));
+      for (let k = 0; k < 9; k += 1) writer.add(put(`i\x00attr${k}\x00user.${n}`));
+    }
+    writer.spill();
+    const [split] = splitKeys(writer.marks, 2);
+    assert.ok(split !== undefined);
+    const ranges = [{ to: split }, { from: split }].map((range) => {
+      const starts = writer.marks.map((marks) => startOffset(marks, range.from));
+      return [...mergeRuns(writer.runs, 128, range, starts)].flat();
+    });
+    const costs = ranges.map((ops) => ops.reduce((sum, op) => sum + op.key.length + op.value.length + RECORD_COST_BYTES, 0));
+    const [first, second] = costs as [number, number];
+    assert.ok(Math.min(first, second) > 0.4 * (first + second), `cost per range: ${costs}, split at ${JSON.stringify(split)}`);
+    const counts = ranges.map((ops) => ops.length);
+    assert.ok(Math.min(...counts) < 0.3 * (counts[0]! + counts[1]!), `not cut by counts: ${counts}`);
     await dir.remove();
   });
 

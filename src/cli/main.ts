@@ -1,19 +1,37 @@
 /** The `leveldap` command line: one yargs command module per command in ./commands. */
-import yargs, { type Arguments, type Argv } from 'yargs';
+import yargs, { type Arguments, type Argv, type CommandModule } from 'yargs';
 import { hideBin } from 'yargs/helpers';
 import { SchemeError } from '../password/index.js';
 import { DirectoryError, StoreError } from '../store/index.js';
 import { LdifError } from '../ldif/index.js';
 import { CliError } from './support/errors.js';
-import { benchSchemesCommand } from './commands/bench-schemes.js';
-import { encodePasswordCommand } from './commands/encode-password.js';
-import { schemesCommand } from './commands/schemes.js';
-import { serveCommand } from './commands/serve.js';
-import { importLdifCommand } from './commands/import-ldif.js';
-import { exportLdifCommand } from './commands/export-ldif.js';
-import { makeLdifCommand } from './commands/make-ldif.js';
-import { nodesCommand } from './commands/nodes.js';
-import { topCommand } from './commands/top.js';
+
+/** Adds a command to the parser. */
+type Registration = (parser: Argv) => Argv;
+const command = <U>(module: CommandModule<object, U>): Registration => (parser) => parser.command(module);
+
+/**
+ * Each command's module, in the order --help lists them. Only the module of the command named
+ * is loaded (all of them, for --help or anything else): loading every module, the server's and
+ * PostgreSQL's client among them, took about 0.6 s before any command started.
+ */
+const COMMANDS: readonly (readonly [string, () => Promise<Registration>])[] = [
+  ['serve', async () => command((await import('./commands/serve.js')).serveCommand)],
+  ['encode-password', async () => command((await import('./commands/encode-password.js')).encodePasswordCommand)],
+  ['schemes', async () => command((await import('./commands/schemes.js')).schemesCommand)],
+  ['bench-schemes', async () => command((await import('./commands/bench-schemes.js')).benchSchemesCommand)],
+  ['import-ldif', async () => command((await import('./commands/import-ldif.js')).importLdifCommand)],
+  ['export-ldif', async () => command((await import('./commands/export-ldif.js')).exportLdifCommand)],
+  ['make-ldif', async () => command((await import('./commands/make-ldif.js')).makeLdifCommand)],
+  ['nodes', async () => command((await import('./commands/nodes.js')).nodesCommand)],
+  ['top', async () => command((await import('./commands/top.js')).topCommand)],
+];
+
+/** The registrations of the command named first in `args`, or of every command. */
+function commandModules(args: readonly string[]): Promise<Registration[]> {
+  const named = COMMANDS.filter(([name]) => name === args[0]);
+  return Promise.all((named.length === 1 ? named : COMMANDS).map(([, load]) => load()));
+}
 
 /** Exit status for usage errors and user mistakes (bad scheme, bad plugin, unreadable file). */
 const USAGE_ERROR = 2;
@@ -53,19 +71,12 @@ function lastValueWins(argv: Arguments, parser: Argv): void {
 
 export async function main(argv: string[]): Promise<void> {
   exitQuietlyOnClosedPipe();
-  const parser = yargs(hideBin(argv));
+  const args = hideBin(argv);
+  const parser = yargs(args);
+  for (const register of await commandModules(args)) register(parser);
   await parser
     .scriptName('leveldap')
-    .middleware((args) => lastValueWins(args, parser), true)
-    .command(serveCommand)
-    .command(encodePasswordCommand)
-    .command(schemesCommand)
-    .command(benchSchemesCommand)
-    .command(importLdifCommand)
-    .command(exportLdifCommand)
-    .command(makeLdifCommand)
-    .command(nodesCommand)
-    .command(topCommand)
+    .middleware((parsed) => lastValueWins(parsed, parser), true)
     .demandCommand(1, 'name a command; see --help')
     .strict()
     .fail((message, error) => reportFailure(message || undefined, error))

@@ -5,7 +5,6 @@
 import type { Argv, CommandModule } from 'yargs';
 import { exportLdif, type ExportSource } from '../../ldif/index.js';
 import { DirectoryStore } from '../../store/index.js';
-import { EntriesTable } from '../../store/postgres/index.js';
 import { DATA_UNLESS_STORE, withDataOption, type DataOptions } from '../options/data.js';
 import { storeFromOptions, withStoreUrlOption, type StoreOptions } from '../options/store.js';
 import { writeAll } from '../support/output.js';
@@ -16,7 +15,9 @@ interface ExportArgs extends DataOptions, Pick<StoreOptions, 'store'> {
 
 async function openSource(args: ExportArgs): Promise<ExportSource & { close(): Promise<void> }> {
   const { url } = await storeFromOptions({ store: args.store }, undefined);
-  return url === undefined ? DirectoryStore.open(args.data, { createIfMissing: false }) : EntriesTable.open(url, 'read');
+  if (url === undefined) return DirectoryStore.open(args.data, { createIfMissing: false });
+  const { EntriesTable } = await import('../../store/postgres/index.js'); // loaded only for a PostgreSQL store
+  return EntriesTable.open(url, 'read');
 }
 
 async function handler(args: ExportArgs): Promise<void> {

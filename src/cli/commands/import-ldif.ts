@@ -13,7 +13,6 @@ import { importLdif, type ImportProblem } from '../../ldif/index.js';
 import { checkPolicy, policyParams, resolveDefaultScheme } from '../../policy/index.js';
 import { installSchemaFiles, withSchemaFileOption, type SchemaOptions } from '../options/schema.js';
 import { DirectoryStore, SortedLoad, type BulkTarget } from '../../store/index.js';
-import { EntriesTable } from '../../store/postgres/index.js';
 import { DATA_UNLESS_STORE, DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../options/data.js';
 import { storeFromOptions, withStoreUrlOption, type StoreOptions } from '../options/store.js';
 import { CliError } from '../support/errors.js';
@@ -146,6 +145,7 @@ interface ImportTarget {
 async function openTarget(args: ImportArgs, size: number | undefined): Promise<ImportTarget> {
   const { url } = await storeFromOptions({ store: args.store }, args.config);
   if (url !== undefined) {
+    const { EntriesTable } = await import('../../store/postgres/index.js'); // loaded only for a PostgreSQL store
     const table = await EntriesTable.open(url, 'load');
     return { target: table, loaded: async () => {}, close: () => table.close() };
   }

@@ -3,7 +3,7 @@
  * in a range, its key in the file the Limits field's name ("sizeLimit" for --size-limit).
  * limits.ts reads them; policy.ts leaves the keys to it.
  */
-import { DEFAULT_LIMITS, type Limits } from '../../server/index.js';
+import { DEFAULT_LIMITS, type Limits } from '../../server/config.js'; // not server/index.js, which loads the whole server
 import { DN_CEILING } from '../../store/index.js';
 
 type NumericLimit = { [K in keyof Limits]-?: Limits[K] extends number | undefined ? K : never }[keyof Limits];

@@ -7,7 +7,7 @@
  * they use the PostgreSQL store without being a node of it. A wrong value is a usage error (CliError, exit status 2).
  */
 import type { Argv } from 'yargs';
-import { DEFAULT_MAX_STALENESS, isPostgresUrl } from '../../store/postgres/index.js';
+import { DEFAULT_MAX_STALENESS, isPostgresUrl } from '../../store/postgres/url.js';
 import { CliError } from '../support/errors.js';
 import { readJson } from './policy.js';
 import type { StoreKey } from './store-keys.js';

@@ -10,9 +10,8 @@ import { Applier, type ApplierLog } from './applier.js';
 import { PostgresFailures } from './failures.js';
 import { PostgresRecord } from './record.js';
 import { SLOT_PREFIX, openStorePool } from './schema.js';
+import { DEFAULT_MAX_STALENESS } from './url.js';
 
-/** Seconds a node serves reads from its copy without hearing from PostgreSQL: serve's --max-staleness default. */
-export const DEFAULT_MAX_STALENESS = 30;
 /** Connections to PostgreSQL a node's writes use at most (each write holds one from its entry locks to its commit). */
 const POOL_SIZE = 16;
 const CONNECT_TIMEOUT_MILLIS = 3000;
@@ -38,9 +37,6 @@ export function slotName(name: string): string {
   if (slot.length > 63) throw new StoreError(`the node name ${name} is too long for a replication slot name (63 characters with ${SLOT_PREFIX})`);
   return slot;
 }
-
-/** Is this a PostgreSQL URL (--store)? */
-export const isPostgresUrl = (store: string): boolean => /^postgres(ql)?:\/\//.test(store);
 
 /** Opens the node: the schema made when missing, the local copy prepared, streaming started, writes attached. */
 export async function openNode(url: string, store: DirectoryStore, options: NodeOptions): Promise<StoreNode> {

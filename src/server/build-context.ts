@@ -42,7 +42,7 @@ export function buildContext(seed: ContextSeed, store: DirectoryStore, registry:
     stats.set(SLOT.entryCacheHits, store.stats.recordCacheHits);
     stats.set(SLOT.entryCacheMisses, store.stats.recordCacheMisses);
     stats.set(SLOT.entryCacheBytes, store.entryCacheBytes);
-    const { passwords, equalities } = store;
+    const { passwords, equalities, recordTable } = store;
     if (passwords !== undefined) {
       stats.set(SLOT.passwordTableHits, passwords.stats.hits);
       stats.set(SLOT.passwordTableMisses, passwords.stats.misses);
@@ -52,6 +52,11 @@ export function buildContext(seed: ContextSeed, store: DirectoryStore, registry:
       stats.set(SLOT.equalityTableHits, equalities.stats.hits);
       stats.set(SLOT.equalityTableMisses, equalities.stats.misses);
       if (thread === 0) stats.set(SLOT.equalityTableBytes, equalities.bytesUsed);
+    }
+    if (recordTable !== undefined) {
+      stats.set(SLOT.recordTableHits, recordTable.stats.hits);
+      stats.set(SLOT.recordTableMisses, recordTable.stats.misses);
+      if (thread === 0) stats.set(SLOT.recordTableBytes, recordTable.bytesUsed);
     }
   });
   registry.memoryBudget.onWaited = (seconds) => {

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import {
-  generalizedTime, normalizeDn, DirectoryStore, DEFAULT_ENTRY_CACHE_MB, DEFAULT_EQUALITY_TABLE_MB, DEFAULT_PASSWORD_TABLE_MB, SharedTable, SharedSlots, WriteGate, type TableMemory,
+  generalizedTime, normalizeDn, DirectoryStore, DEFAULT_ENTRY_CACHE_MB, DEFAULT_EQUALITY_TABLE_MB, DEFAULT_PASSWORD_TABLE_MB, DEFAULT_RECORD_TABLE_MB, SharedTable, SharedSlots, WriteGate, type TableMemory,
 } from '../store/index.js';
 import type { StoreNode } from '../store/postgres/index.js';
 import { registryRecipe, type SchemeRegistry } from '../password/index.js';
@@ -43,6 +43,8 @@ export interface StartOptions {
   readonly fillPasswordTable?: FillWhen;
   /** The equality table shared by the serving threads, MiB (DEFAULT_EQUALITY_TABLE_MB when absent; 0: none). */
   readonly equalityTableMb?: number;
+  /** The record table shared by the serving threads, MiB (DEFAULT_RECORD_TABLE_MB when absent; 0: none). */
+  readonly recordTableMb?: number;
   readonly config: ServerConfig;
   readonly registry: SchemeRegistry;
   readonly defaultScheme: string;
@@ -203,13 +205,15 @@ function passwordTableMemory(mb = DEFAULT_PASSWORD_TABLE_MB, settings: PasswordP
   return mb > 0 && settings.maxFailures === 0 ? SharedTable.allocate(mb) : undefined;
 }
 
-/** The shared tables' memory (shared-table.ts), each unless turned off (the equality table: --equality-table-mb 0). */
+/** The shared tables' memory (shared-table.ts), each unless turned off (--equality-table-mb 0, --record-table-mb 0). */
 function tableMemory(options: StartOptions, settings: PasswordPolicy): TableMemory {
   const passwords = passwordTableMemory(options.passwordTableMb, settings);
-  const equalityMb = options.equalityTableMb ?? DEFAULT_EQUALITY_TABLE_MB;
-  const equalities = equalityMb > 0 ? SharedTable.allocate(equalityMb) : undefined;
-  return { ...(passwords && { passwords }), ...(equalities && { equalities }) };
+  const equalities = tableOf(options.equalityTableMb ?? DEFAULT_EQUALITY_TABLE_MB);
+  const records = tableOf(options.recordTableMb ?? DEFAULT_RECORD_TABLE_MB);
+  return { ...(passwords && { passwords }), ...(equalities && { equalities }), ...(records && { records }) };
 }
+
+const tableOf = (mb: number): SharedArrayBuffer | undefined => (mb > 0 ? SharedTable.allocate(mb) : undefined);
 
 /** What the entry cache will be in each serving thread (the main thread's store made the same decision). */
 function entryCacheDecision(store: DirectoryStore, asked = DEFAULT_ENTRY_CACHE_MB): Record<string, unknown> {
@@ -242,6 +246,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
     log.info({ hashMemoryBudget: options.registry.memoryBudget.describe(), limits: options.registry.limits }, 'memory-hard verifications');
     log.info(entryCacheDecision(store, options.entryCacheMb), 'entry cache');
     log.info({ equalityTable: store.equalities !== undefined, maxMb: store.equalities && store.equalities.buffer.byteLength / 2 ** 20 }, 'equality table');
+    log.info({ recordTable: store.recordTable !== undefined, maxMb: store.recordTable && store.recordTable.buffer.byteLength / 2 ** 20 }, 'record table');
     for (const { scheme } of options.registry.list().filter((entry) => entry.scheme.unavailable !== undefined)) {
       log.warn({ scheme: scheme.names[0] }, `scheme unavailable, its stored values will not verify: ${scheme.unavailable}`);
     }

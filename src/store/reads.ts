@@ -26,6 +26,8 @@ export interface SharedTables {
   readonly passwords?: SharedTable;
   /** The dnKeys under one value of the equality index, by the value's key prefix (equalityRange's gte). */
   readonly equalities?: SharedTable;
+  /** Entry records by dnKey (read where the thread's record cache is off). */
+  readonly records?: SharedTable;
 }
 
 export type Scope = 'base' | 'one' | 'sub';
@@ -143,9 +145,26 @@ export class EntryReads {
     return this.cachedRecordAt(key)?.entry();
   }
 
-  /** The record at this dnKey, read as recordSync reads (the cache of recent records first). */
+  /**
+   * The record at this dnKey for a search: as recordSync reads it, or, where the thread's cache
+   * of recent records is off (the directory does not fit), from the record table shared by the
+   * threads when it holds it, else from LevelDB (and kept there).
+   */
+  private sharedRecordSync(key: string): Buffer | undefined {
+    const table = this.tables.records;
+    if (table === undefined || this.recordCache !== undefined) return this.recordSync(key);
+    const hash = hashKey(key);
+    const held = table.lookup(key, hash);
+    if (held !== undefined) return held[0];
+    const mark = table.markOf(hash);
+    const record = this.db.getSync(entryKey(key));
+    if (record !== undefined) table.keep(key, hash, [record], mark);
+    return record;
+  }
+
+  /** The record at this dnKey, read as sharedRecordSync reads (a thread's or the threads' cache first). */
   private cachedRecordAt(key: string): EntryRecord | undefined {
-    const record = this.recordSync(key);
+    const record = this.sharedRecordSync(key);
     if (record === undefined) return undefined;
     this.stats.entriesRead += 1;
     return new EntryRecord(record, key);

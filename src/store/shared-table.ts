@@ -6,7 +6,10 @@
  * the collector: docs/performance.md, "A password table shared by the threads"); and the equality
  * table, the dnKeys under one value of the equality index by the value's key prefix, so that a
  * `(uid=user.N)` search of a large directory makes no trip to LevelDB's thread for its index keys
- * (docs/performance.md, "Equality answers shared by the threads").
+ * (docs/performance.md, "Equality answers shared by the threads"); and the record table, entry
+ * records by dnKey, for the searches of a directory too large for each thread's entry cache: a
+ * search of 100,000 users then reads no record from LevelDB once it was read (docs/performance.md,
+ * "Entry records shared by the threads").
  *
  * One SharedArrayBuffer, in Int32 cells, then bytes:
  *
@@ -54,6 +57,8 @@ export const MAX_TABLE_MB = 2047;
 export const DEFAULT_PASSWORD_TABLE_MB = 256;
 /** serve's --equality-table-mb (a million one-entry answers take about 90 MiB with the index). */
 export const DEFAULT_EQUALITY_TABLE_MB = 128;
+/** serve's --record-table-mb (100,000 make-ldif users' records take about 110 MiB). */
+export const DEFAULT_RECORD_TABLE_MB = 256;
 
 /** A char a record cannot hold (keys are kept one byte a char). */
 const WIDE_CHAR = /[^\x00-\xff]/;
@@ -78,6 +83,8 @@ export interface TableMemory {
   readonly passwords?: SharedArrayBuffer;
   /** The equality table: the dnKeys under values of the equality index, for searches. */
   readonly equalities?: SharedArrayBuffer;
+  /** The record table: entry records by dnKey, for searches. */
+  readonly records?: SharedArrayBuffer;
 }
 
 export interface SharedTableStats {
@@ -316,5 +323,5 @@ export class SharedTable {
 
 /** Makes every record of these tables stale (a thread died with writes in flight: which of them LevelDB has is unknown). */
 export function staleTables(memory: TableMemory): void {
-  for (const buffer of [memory.passwords, memory.equalities]) if (buffer !== undefined) new SharedTable(buffer).touchedAll();
+  for (const buffer of [memory.passwords, memory.equalities, memory.records]) if (buffer !== undefined) new SharedTable(buffer).touchedAll();
 }

@@ -79,6 +79,8 @@ export class DirectoryStore {
   readonly passwords: SharedTable | undefined;
   /** The dnKeys under values of the equality index, shared by the threads (shared-table.ts); undefined when not kept. */
   readonly equalities: SharedTable | undefined;
+  /** Entry records by dnKey, shared by the threads for searches (shared-table.ts); undefined when not kept. */
+  readonly recordTable: SharedTable | undefined;
 
   private constructor(private readonly db: Db, readonly dir: string, readonly indexed: ReadonlySet<string>, options: OpenOptions, entryCacheBytes: number) {
     const { threads } = options;
@@ -88,7 +90,9 @@ export class DirectoryStore {
     this.memberships = new Memberships(db);
     this.passwords = options.tables?.passwords && new SharedTable(options.tables.passwords);
     this.equalities = options.tables?.equalities && new SharedTable(options.tables.equalities);
-    this.reads = new EntryReads(db, indexed, this.memberships, () => this.gate.settled, entryCacheBytes, { passwords: this.passwords, equalities: this.equalities });
+    this.recordTable = options.tables?.records && new SharedTable(options.tables.records);
+    const tables = { passwords: this.passwords, equalities: this.equalities, records: this.recordTable };
+    this.reads = new EntryReads(db, indexed, this.memberships, () => this.gate.settled, entryCacheBytes, tables);
     this.stats = this.reads.stats;
     this.entryCacheBytes = entryCacheBytes;
   }
@@ -412,15 +416,18 @@ export class DirectoryStore {
 
   /**
    * A write to these keys has finished (or failed): the shared tables' records of its entries
-   * (the password table) and of the index values it added or removed (the equality table) are stale.
+   * (the password and record tables) and of the index values it added or removed (the equality
+   * table) are stale.
    */
   private touched(ops: readonly BatchOp[]): void {
-    const { passwords, equalities } = this;
-    if (passwords === undefined && equalities === undefined) return;
+    const { passwords, equalities, recordTable } = this;
+    if (passwords === undefined && equalities === undefined && recordTable === undefined) return;
     for (const op of ops) {
       const key = dnKeyOfEntryKey(op.key);
-      if (key !== undefined) passwords?.touched(key);
-      else if (equalities !== undefined) {
+      if (key !== undefined) {
+        passwords?.touched(key);
+        recordTable?.touched(key);
+      } else if (equalities !== undefined) {
         const prefix = equalityPrefixOfKey(op.key);
         if (prefix !== undefined) equalities.touched(prefix);
       }

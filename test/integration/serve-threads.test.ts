@@ -61,6 +61,14 @@ async function bindMany(port: number, count: number, users = 20): Promise<RawCon
   }));
 }
 
+/** cn=Monitor's counters of a shared table (cn=NAME,cn=Monitor) by their RDN, once the threads' samplers copied them (about once a second). */
+async function tableCounts(server: LeveldapServer, admin: Credentials, name: string): Promise<Map<string | undefined, number>> {
+  await new Promise((resolve) => setTimeout(resolve, 1200));
+  const monitor = await ldapTool('ldapsearch', server.url, ['-LLL', '-b', `cn=${name},cn=Monitor`, '(objectClass=*)', 'monitorCounter'], admin);
+  assert.equal(monitor.code, 0, monitor.stderr);
+  return new Map(parseLdifOutput(monitor.stdout).map((entry) => [entry.dn.split(',')[0], Number(valuesOf(entry, 'monitorCounter')[0])]));
+}
+
 describe('leveldap serve --threads 2', { skip }, () => {
   let server: LeveldapServer;
   let admin: Credentials;
@@ -127,10 +135,7 @@ describe('leveldap serve --threads 2', { skip }, () => {
       assert.deepEqual(new Set(await binds(next)), new Set([0]), next);
       old = next;
     }
-    await new Promise((resolve) => setTimeout(resolve, 1200)); // the threads' samplers copy their counts about once a second
-    const monitor = await ldapTool('ldapsearch', server.url, ['-LLL', '-b', 'cn=Password Table,cn=Monitor', '(objectClass=*)', 'monitorCounter'], admin);
-    assert.equal(monitor.code, 0, monitor.stderr);
-    const counts = new Map(parseLdifOutput(monitor.stdout).map((entry) => [entry.dn.split(',')[0], Number(valuesOf(entry, 'monitorCounter')[0])]));
+    const counts = await tableCounts(server, admin, 'Password Table');
     assert.ok(counts.get('cn=Hits')! >= 64, `hits ${counts.get('cn=Hits')}: the repeated binds of each password`);
     assert.ok(counts.get('cn=Misses')! >= 4, `misses ${counts.get('cn=Misses')}: one after each change`);
     assert.ok(counts.get('cn=Bytes')! > 0);
@@ -154,10 +159,7 @@ describe('leveldap serve --threads 2', { skip }, () => {
       assert.deepEqual(await holders(old), new Set(['']), `${old} after the change to ${next}`);
       old = next;
     }
-    await new Promise((resolve) => setTimeout(resolve, 1200)); // the threads' samplers copy their counts about once a second
-    const monitor = await ldapTool('ldapsearch', server.url, ['-LLL', '-b', 'cn=Equality Table,cn=Monitor', '(objectClass=*)', 'monitorCounter'], admin);
-    assert.equal(monitor.code, 0, monitor.stderr);
-    const counts = new Map(parseLdifOutput(monitor.stdout).map((entry) => [entry.dn.split(',')[0], Number(valuesOf(entry, 'monitorCounter')[0])]));
+    const counts = await tableCounts(server, admin, 'Equality Table');
     assert.ok(counts.get('cn=Hits')! > 0, `hits ${counts.get('cn=Hits')}: answers kept by one thread given to the other`);
     assert.ok(counts.get('cn=Misses')! >= 6, `misses ${counts.get('cn=Misses')}: at least one after each change`);
     assert.ok(counts.get('cn=Bytes')! > 0);
@@ -208,6 +210,39 @@ describe('leveldap serve --threads 2', { skip }, () => {
     } finally {
       await stopping.stop();
     }
+  });
+});
+
+describe('leveldap serve --threads 2 --entry-cache-mb 0: the shared record table', { skip }, () => {
+  let server: LeveldapServer;
+  let admin: Credentials;
+
+  before(async () => {
+    server = await startLeveldap({ users: 20, args: ['--threads', '2', '--entry-cache-mb', '0'] });
+    admin = { dn: server.adminDn, passwordFile: server.adminPasswordFile };
+  });
+  after(async () => { await server?.stop(); });
+
+  test('a description changed on one connection: at once, on both threads, searches read the new record', async () => {
+    const user = userDn(7);
+    const descriptions = async () => {
+      const searches = await Promise.all(Array.from({ length: 8 }, () => ldapTool('ldapsearch', server.url, ['-LLL', '-b', PEOPLE, '(uid=user.7)', 'description'], admin)));
+      return new Set(searches.map((result) => {
+        assert.equal(result.code, 0, result.stderr);
+        return parseLdifOutput(result.stdout).flatMap((entry) => valuesOf(entry, 'description')).join(' ');
+      }));
+    };
+    const [before, ...others] = await descriptions();
+    assert.ok(before !== undefined && before !== '' && others.length === 0, `the one description before: ${before} (the record is kept)`);
+    for (const next of ['first', 'second', 'third']) {
+      const changed = await ldapTool('ldapmodify', server.url, [], admin, `dn: ${user}\nchangetype: modify\nreplace: description\ndescription: ${next}\n`);
+      assert.equal(changed.code, 0, changed.stderr);
+      assert.deepEqual(await descriptions(), new Set([next]), `after the change to ${next}`);
+    }
+    const counts = await tableCounts(server, admin, 'Record Table');
+    assert.ok(counts.get('cn=Hits')! > 0, `hits ${counts.get('cn=Hits')}: records kept by one thread read by the other`);
+    assert.ok(counts.get('cn=Misses')! >= 4, `misses ${counts.get('cn=Misses')}: at least one after each change`);
+    assert.ok(counts.get('cn=Bytes')! > 0);
   });
 });
 

@@ -2,7 +2,7 @@
 import type { Argv, CommandModule } from 'yargs';
 import { setFlagsFromString } from 'node:v8';
 import { DEFAULT_THREADS_MAX, FILL_WHEN, startServer, type FillWhen } from '../../server/index.js';
-import { DEFAULT_CACHE_MB, DEFAULT_ENTRY_CACHE_MB, DEFAULT_EQUALITY_TABLE_MB, DEFAULT_PASSWORD_TABLE_MB, MAX_TABLE_MB, MIN_TABLE_MB } from '../../store/index.js';
+import { DEFAULT_CACHE_MB, DEFAULT_ENTRY_CACHE_MB, DEFAULT_EQUALITY_TABLE_MB, DEFAULT_PASSWORD_TABLE_MB, DEFAULT_RECORD_TABLE_MB, MAX_TABLE_MB, MIN_TABLE_MB } from '../../store/index.js';
 import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../options/data.js';
 import { CliError } from '../support/errors.js';
 import { readPassword } from '../support/password-input.js';
@@ -30,6 +30,7 @@ interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOption
   'entry-cache-mb': number;
   'password-table-mb': number;
   'equality-table-mb': number;
+  'record-table-mb': number;
   'fill-password-table': FillWhen;
   threads?: number;
   'log-level': string;
@@ -50,6 +51,7 @@ function builder(yargs: Argv): Argv<ServeArgs> {
     .option('password-table-mb', { type: 'number', default: DEFAULT_PASSWORD_TABLE_MB, requiresArg: true, describe: 'every account\'s userPassword values in memory shared by the serving threads, at most this many MiB, filled by binds and, while the server is quiet, a walk over the entries (part of resident memory as it fills; 0: none)' })
     .option('fill-password-table', { type: 'string', choices: FILL_WHEN, default: 'quiet', requiresArg: true, describe: 'when every account\'s userPassword is read into the password table besides what binds keep: while the server is quiet, at once (a million users: about 5.5 s of CPU, binds slower meanwhile), before listening (the start later by as much), or never' })
     .option('equality-table-mb', { type: 'number', default: DEFAULT_EQUALITY_TABLE_MB, requiresArg: true, describe: 'answers of the equality index (the entries holding one value: a (uid=...) search) in memory shared by the serving threads, at most this many MiB, filled by searches (part of resident memory as it fills; 0: none)' })
+    .option('record-table-mb', { type: 'number', default: DEFAULT_RECORD_TABLE_MB, requiresArg: true, describe: 'entry records (up to 2 KB each) in memory shared by the serving threads, for searches of a directory too large for each thread\'s entry cache, at most this many MiB, filled by searches (part of resident memory as it fills; 0: none)' })
     .option('threads', { type: 'number', requiresArg: true, describe: `event loops serving connections, worker threads sharing the port and database (default: one per core, at most ${DEFAULT_THREADS_MAX}; one with lockout on)` })
     .option('log-level', { type: 'string', default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], describe: 'log level (access log at info)' }) as Argv<ServeArgs>;
 }
@@ -85,6 +87,7 @@ async function handler(args: ServeArgs): Promise<void> {
   if (!Number.isInteger(args['entry-cache-mb']) || args['entry-cache-mb'] < 0) throw new CliError(`--entry-cache-mb ${args['entry-cache-mb']}: a whole number of MiB, 0 or more`);
   checkTableMb('password-table-mb', args['password-table-mb']);
   checkTableMb('equality-table-mb', args['equality-table-mb']);
+  checkTableMb('record-table-mb', args['record-table-mb']);
   const { threads } = args;
   if (threads !== undefined && (!Number.isInteger(threads) || threads < 1 || threads > MAX_THREADS)) throw new CliError(`--threads ${Number.isNaN(threads) ? 'needs a number' : threads}: a whole number from 1 to ${MAX_THREADS}`);
   limitHeapGrowth();
@@ -97,7 +100,7 @@ async function handler(args: ServeArgs): Promise<void> {
   const store = await storeFromOptions(args, args.config);
   const started = await startServer({
     ...(monitoring.metrics && { metrics: monitoring.metrics }), ...(store.url !== undefined && { postgres: store }),
-    dataDir: args.data, cacheMb: args['cache-mb'], entryCacheMb: args['entry-cache-mb'], passwordTableMb: args['password-table-mb'], fillPasswordTable: args['fill-password-table'], equalityTableMb: args['equality-table-mb'], registry, defaultScheme: policy.defaultScheme, policy, allowClearDefault: args['allow-clear-default'],
+    dataDir: args.data, cacheMb: args['cache-mb'], entryCacheMb: args['entry-cache-mb'], passwordTableMb: args['password-table-mb'], fillPasswordTable: args['fill-password-table'], equalityTableMb: args['equality-table-mb'], recordTableMb: args['record-table-mb'], registry, defaultScheme: policy.defaultScheme, policy, allowClearDefault: args['allow-clear-default'],
     adminPassword: await adminPassword(args), logLevel: args['log-level'], schemaFiles, ...(threads !== undefined && { threads }),
     config: {
       host: args.host, port: args.port, baseDn: args['base-dn'], adminDn: args['admin-dn'], anonymousRead: args['anonymous-read'],

@@ -92,6 +92,9 @@ function bindMetrics(registry: Registry, reader: StatsReader): void {
   sampled(registry, 'leveldap_equality_table_hits_total', 'Equality lookups the equality table answered (copied about once a second)', 'counter', () => one(reader.value(SLOT.equalityTableHits)));
   sampled(registry, 'leveldap_equality_table_misses_total', 'Equality lookups that read the index from LevelDB while the equality table was on', 'counter', () => one(reader.value(SLOT.equalityTableMisses)));
   sampled(registry, 'leveldap_equality_table_bytes', 'Bytes of records the equality table holds (0: off)', 'gauge', () => one(reader.value(SLOT.equalityTableBytes)));
+  sampled(registry, 'leveldap_record_table_hits_total', 'Records of searches the record table answered (copied about once a second)', 'counter', () => one(reader.value(SLOT.recordTableHits)));
+  sampled(registry, 'leveldap_record_table_misses_total', 'Records of searches read from LevelDB while the record table was on', 'counter', () => one(reader.value(SLOT.recordTableMisses)));
+  sampled(registry, 'leveldap_record_table_bytes', 'Bytes of records the record table holds (0: off)', 'gauge', () => one(reader.value(SLOT.recordTableBytes)));
   sampled(registry, 'leveldap_bind_cache_misses_total', 'Binds of a costly scheme the verified-bind cache could not answer', 'counter', () => one(reader.value(SLOT.bindCacheMisses)));
   sampled(registry, 'leveldap_lockouts_total', 'Accounts locked after failed binds', 'counter', () => one(reader.value(SLOT.lockouts)));
 }

@@ -37,6 +37,7 @@ export function policy(snapshot: MonitorSnapshot): Entry[] {
   const passwords = under('Passwords', MONITOR_DN);
   const table = under('Password Table', MONITOR_DN);
   const equalities = under('Equality Table', MONITOR_DN);
+  const records = under('Record Table', MONITOR_DN);
   const hashing = under('Hashing', MONITOR_DN);
   return [
     container('Bind Cache', 'leveldap: the verified-bind cache (--bind-cache-ttl).'),
@@ -54,6 +55,10 @@ export function policy(snapshot: MonitorSnapshot): Entry[] {
     counter('Hits', equalities, reader.value(SLOT.equalityTableHits), attribute('description', 'Equality lookups it answered (those the thread\'s own recent answers did not)')),
     counter('Misses', equalities, reader.value(SLOT.equalityTableMisses), attribute('description', 'Equality lookups that read the index from LevelDB (first read, or written since)')),
     counter('Bytes', equalities, reader.value(SLOT.equalityTableBytes), attribute('description', 'Bytes of records held (0: off)')),
+    container('Record Table', 'leveldap: entry records in memory shared by the serving threads (--record-table-mb), read by searches where each thread\'s entry cache is off (the directory does not fit), filled by searches. Counted about once a second.'),
+    counter('Hits', records, reader.value(SLOT.recordTableHits), attribute('description', 'Records of searches it answered')),
+    counter('Misses', records, reader.value(SLOT.recordTableMisses), attribute('description', 'Records of searches read from LevelDB (first read, or written since)')),
+    counter('Bytes', records, reader.value(SLOT.recordTableBytes), attribute('description', 'Bytes of records held (0: off)')),
     container('Passwords', 'leveldap: the password policy at work.'),
     counter('Re-encoded', passwords, snapshot.reencoded, attribute('description', 'Stored passwords re-encoded after a bind')),
     counter('Lockouts', passwords, reader.value(SLOT.lockouts), attribute('description', 'Accounts locked after failed binds')),

@@ -67,8 +67,13 @@ export const SLOT = {
   equalityTableMisses: 26,
   /** Gauge: the bytes of records the equality table holds (counted by thread 0 only). */
   equalityTableBytes: 27,
+  /** The record table's hits and misses (each thread's reads of a search's records, copied about once a second). */
+  recordTableHits: 28,
+  recordTableMisses: 29,
+  /** Gauge: the bytes of records the record table holds (counted by thread 0 only). */
+  recordTableBytes: 30,
 } as const;
-const FIXED_SLOTS = 28;
+const FIXED_SLOTS = 31;
 
 export interface StatsLayout {
   readonly schemes: readonly string[];

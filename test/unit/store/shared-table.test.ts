@@ -2,7 +2,8 @@
  * The shared tables (src/store/shared-table.ts): values in shared memory, used only while no
  * write to their key has finished since they were read; through the store, the password table
  * (a bind's read answered from it, filled at start, every write seen by the next read) and the
- * equality table (an equality lookup's dnKeys, every write of an index key seen by the next lookup).
+ * equality table (an equality lookup's dnKeys, every write of an index key seen by the next lookup)
+ * and the record table (a search's records, every write to an entry seen by the next read).
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -198,6 +199,54 @@ describe('the store with an equality table', () => {
     await renameEntry(store, dnOf(3), { newRdn: parseDn('uid=moved')[0]!, deleteOldRdn: true }, ADMIN);
     assert.deepEqual(await holders('mail', shared), [dnKey(parseDn('uid=moved,ou=People,dc=example,dc=com'))], 'its holder renamed');
     assert.ok(store.equalities!.stats.hits > hits, 'the table answered some of them');
+  });
+});
+
+describe('the store with a record table', () => {
+  let dir: Awaited<ReturnType<typeof tempDir>>;
+  let store: DirectoryStore;
+  const dnOf = (n: number) => parseDn(`uid=user.${n},ou=People,dc=example,dc=com`);
+  const ADMIN = { actor: 'cn=admin' };
+  /** The entry's descriptions as a search reads it (its record through the table). */
+  const descriptionsOf = (dn: ReturnType<typeof parseDn>) => store.getByKeySync(dnKey(dn))?.attributes.find((a) => a.name === 'description')?.values.map(String);
+  const setDescription = (n: number, text: string) => modifyEntry(store, dnOf(n), [{ op: 'replace', attribute: 'description', values: values(text) }], ADMIN);
+
+  before(async () => {
+    dir = await tempDir();
+    const seed = await DirectoryStore.open(dir.path, { entryCacheMb: 0 });
+    await seed.add(BASE, { allowNewSuffix: true, actor: 'cn=admin' });
+    await seed.add(PEOPLE);
+    for (let n = 0; n < 10; n += 1) await seed.add(person(n, { description: `first ${n}` }));
+    await seed.close();
+    store = await DirectoryStore.open(dir.path, { entryCacheMb: 0, tables: { records: SharedTable.allocate(4) } });
+  });
+  after(async () => { await store.close(); await dir.remove(); });
+
+  test('a record read once is read from the table after, by a search as by a read of the entry', async () => {
+    const table = store.recordTable!;
+    assert.deepEqual(descriptionsOf(dnOf(1)), ['first 1']);
+    const { hits } = table.stats;
+    assert.deepEqual(descriptionsOf(dnOf(1)), ['first 1']);
+    const found: string[] = [];
+    for await (const record of store.searchRecords(dnKey(parseDn('ou=People,dc=example,dc=com')), 'sub', { equality: { attribute: 'uid', value: Buffer.from('user.1') } })) found.push(record.key!);
+    assert.deepEqual(found, [dnKey(dnOf(1))]);
+    assert.equal(table.stats.hits, hits + 2);
+  });
+
+  test('every write to an entry is seen by the next read of it: modified, renamed, deleted, added again', async () => {
+    for (let n = 2; n < 6; n += 1) assert.deepEqual(descriptionsOf(dnOf(n)), [`first ${n}`], 'read, so held');
+    await setDescription(2, 'second');
+    assert.deepEqual(descriptionsOf(dnOf(2)), ['second'], 'modified');
+    await setDescription(2, 'third');
+    assert.deepEqual(descriptionsOf(dnOf(2)), ['third'], 'modified again');
+    await renameEntry(store, dnOf(3), { newRdn: parseDn('uid=moved')[0]!, deleteOldRdn: true }, ADMIN);
+    assert.equal(descriptionsOf(dnOf(3)), undefined, 'the old name');
+    assert.deepEqual(descriptionsOf(parseDn('uid=moved,ou=People,dc=example,dc=com')), ['first 3']);
+    await deleteEntry(store, dnOf(4));
+    assert.equal(descriptionsOf(dnOf(4)), undefined, 'deleted');
+    await store.add(person(4, { description: 'again' }));
+    assert.deepEqual(descriptionsOf(dnOf(4)), ['again'], 'added again under the same name');
+    assert.ok(store.recordTable!.stats.hits > 0);
   });
 });
 

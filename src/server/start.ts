@@ -197,12 +197,15 @@ async function serveMetrics(
   return startMetricsServer(metrics, registry, { store, peers: serving.peers, threads: monitor.threads }, log);
 }
 
+/** Shared memory for a table of `mb` MiB, or none for 0. */
+const tableOf = (mb: number): SharedArrayBuffer | undefined => (mb > 0 ? SharedTable.allocate(mb) : undefined);
+
 /**
  * The password table's shared memory (shared-table.ts), or none: --password-table-mb 0, or
  * lockout on (a bind then reads the whole entry, for its lockout attributes).
  */
 function passwordTableMemory(mb = DEFAULT_PASSWORD_TABLE_MB, settings: PasswordPolicy): SharedArrayBuffer | undefined {
-  return mb > 0 && settings.maxFailures === 0 ? SharedTable.allocate(mb) : undefined;
+  return settings.maxFailures === 0 ? tableOf(mb) : undefined;
 }
 
 /** The shared tables' memory (shared-table.ts), each unless turned off (--equality-table-mb 0, --record-table-mb 0). */
@@ -212,8 +215,6 @@ function tableMemory(options: StartOptions, settings: PasswordPolicy): TableMemo
   const records = tableOf(options.recordTableMb ?? DEFAULT_RECORD_TABLE_MB);
   return { ...(passwords && { passwords }), ...(equalities && { equalities }), ...(records && { records }) };
 }
-
-const tableOf = (mb: number): SharedArrayBuffer | undefined => (mb > 0 ? SharedTable.allocate(mb) : undefined);
 
 /** What the entry cache will be in each serving thread (the main thread's store made the same decision). */
 function entryCacheDecision(store: DirectoryStore, asked = DEFAULT_ENTRY_CACHE_MB): Record<string, unknown> {

@@ -112,13 +112,7 @@ export class EntryReads {
   passwordsSync(key: string): Buffer[] | undefined {
     const table = this.tables.passwords;
     if (table === undefined) return this.valuesSync(key, PASSWORD_ATTRIBUTE);
-    const hash = hashKey(key);
-    const held = table.lookup(key, hash);
-    if (held !== undefined) return held;
-    const mark = table.markOf(hash);
-    const values = this.valuesSync(key, PASSWORD_ATTRIBUTE);
-    if (values !== undefined) table.keep(key, hash, values, mark);
-    return values;
+    return table.readThrough(key, () => this.valuesSync(key, PASSWORD_ATTRIBUTE));
   }
 
   /**
@@ -153,13 +147,10 @@ export class EntryReads {
   private sharedRecordSync(key: string): Buffer | undefined {
     const table = this.tables.records;
     if (table === undefined || this.recordCache !== undefined) return this.recordSync(key);
-    const hash = hashKey(key);
-    const held = table.lookup(key, hash);
-    if (held !== undefined) return held[0];
-    const mark = table.markOf(hash);
-    const record = this.db.getSync(entryKey(key));
-    if (record !== undefined) table.keep(key, hash, [record], mark);
-    return record;
+    return table.readThrough(key, () => {
+      const record = this.db.getSync(entryKey(key));
+      return record === undefined ? undefined : [record];
+    })?.[0];
   }
 
   /** The record at this dnKey, read as sharedRecordSync reads (a thread's or the threads' cache first). */

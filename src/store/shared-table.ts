@@ -177,6 +177,20 @@ export class SharedTable {
   }
 
   /**
+   * The values for this key: those held, else `read()`'s (undefined: no such key), kept with the
+   * mark taken before reading them, so that a write finished meanwhile makes them stale.
+   */
+  readThrough(key: string, read: () => Buffer[] | undefined): Buffer[] | undefined {
+    const hash = hashKey(key);
+    const held = this.lookup(key, hash);
+    if (held !== undefined) return held;
+    const mark = this.markOf(hash);
+    const values = read();
+    if (values !== undefined) this.keep(key, hash, values, mark);
+    return values;
+  }
+
+  /**
    * Keeps the values read for this key after markOf(hash) returned `mark`. Keeps nothing (false)
    * when another thread holds the lock, the record is too large, or there is no room.
    */

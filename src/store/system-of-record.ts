@@ -36,6 +36,8 @@ export interface RecordStats {
   readonly commits: number;
   /** Writes run again because the local copy was behind (StaleCopy). */
   readonly staleRetries: number;
+  /** Writes that locked their entries in the system of record before running, the entries being contended (postgres/record.ts). */
+  readonly lockedFirst: number;
   /** How long committed writes waited for the local copy to apply them: per bucket (APPLY_WAIT_BUCKETS, then +Inf), sum in seconds, count. */
   readonly applyWait: { readonly buckets: readonly number[]; readonly sum: number; readonly count: number };
   /** Seconds since the system of record last answered the local copy's stream. */

@@ -5,7 +5,8 @@
  * make-ldif's entries with ldapadd, c joins the populated store. With real clients (raw LDAP connections, the OpenLDAP tools):
  *
  * - a password changed on a binds on b and c, the old one refused (visibility time reported);
- * - read-your-writes on the writing node; increments through every node add up exactly;
+ * - read-your-writes on the writing node; writes to entries no other node wrote lately commit in
+ *   one round trip (none locked first, /metrics); increments through every node add up exactly;
  *   an add under a parent deleted on another node never both succeed (no orphan row); of one
  *   entry added on two nodes at once, one add succeeds (the other, behind, catches up: 68);
  * - a node restarted on its --data resumes from its position and sees what was written meanwhile;
@@ -32,6 +33,7 @@ import { ldapTool, parseLdifOutput, valuesOf } from '../helpers/ldap-client.js';
 import { LdapSession } from '../helpers/ldap-session.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { logRecords } from '../helpers/server-log.js';
+import { metricsPort, sample, scrape } from '../helpers/metrics.js';
 import { contentDifferences, exportContent, leveldapOutput, postgresContent, queryStore } from '../helpers/store-content.js';
 
 const BASE = 'dc=example,dc=com';
@@ -41,8 +43,8 @@ const userDn = (n: number): string => `uid=user.${n},${PEOPLE}`;
 const ADMIN_DN = 'cn=Directory Manager';
 const ADMIN_PASSWORD = 'admin-password-of-every-node';
 const ADMIN = { dn: ADMIN_DN, password: ADMIN_PASSWORD };
-/** SSHA512 hashes cheaply: binds and loads cost little CPU on a small machine. */
-const NODE_ARGS = ['--default-scheme', 'SSHA512'];
+/** SSHA512 hashes cheaply: binds and loads cost little CPU on a small machine. /metrics shows how writes went to PostgreSQL. */
+const NODE_ARGS = ['--default-scheme', 'SSHA512', '--metrics-port', '0'];
 const COPIED = 'the local copy of the PostgreSQL store was made';
 const RESUMED = 'the local copy resumes from its position in the PostgreSQL store';
 const BROKE = 'the replication stream from PostgreSQL broke; retrying every second';
@@ -205,6 +207,13 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
     }
   }
 
+  /** A node's counters of its writes to PostgreSQL (/metrics). */
+  async function writeCounts(name: string): Promise<{ commits: number; lockedFirst: number; staleRetries: number }> {
+    const { text } = await scrape(metricsPort(node(name)));
+    const count = (metric: string): number => sample(text, metric) ?? Number.NaN;
+    return { commits: count('leveldap_postgres_commits_total'), lockedFirst: count('leveldap_postgres_locked_first_total'), staleRetries: count('leveldap_postgres_stale_retries_total') };
+  }
+
   /** The copy time a new node logged. */
   function copyTime(name: string): string {
     const record = logged(node(name), COPIED)[0];
@@ -285,6 +294,20 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
     }));
   });
 
+  test('writes to entries no other node wrote lately commit in one round trip: none locks first, none runs again', async () => {
+    const before = await writeCounts('a');
+    const session = await admin('a');
+    const writes = 30;
+    for (let n = 0; n < writes; n += 1) {
+      assert.equal(await session.modify(userDn(100 + n), [{ op: 'replace', attribute: 'description', values: [`one trip ${n}`] }]), 0);
+    }
+    // A refused write (no such entry) commits nothing and is counted nowhere.
+    assert.equal(await session.modify(`uid=nobody,${PEOPLE}`, [{ op: 'replace', attribute: 'description', values: ['x'] }]), 32);
+    const after = await writeCounts('a');
+    assert.deepEqual({ commits: after.commits - before.commits, lockedFirst: after.lockedFirst - before.lockedFirst, staleRetries: after.staleRetries - before.staleRetries },
+      { commits: writes, lockedFirst: 0, staleRetries: 0 });
+  });
+
   test('increments of one attribute through all three nodes add up exactly (RFC 4525)', async (t) => {
     const dn = `uid=counter,${PEOPLE}`;
     assert.equal(await (await admin('a')).add(dn, person('counter', { objectClass: ['inetOrgPerson', 'extensibleObject'], uidNumber: ['0'] })), 0);
@@ -292,6 +315,7 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
     const clientsPerNode = 3;
     const each = 20;
     let busy = 0;
+    const before = await Promise.all(['a', 'b', 'c'].map(writeCounts));
     await Promise.all(['a', 'b', 'c'].flatMap((name) => Array.from({ length: clientsPerNode }, async () => {
       const session = await LdapSession.open(node(name).port, ADMIN);
       try {
@@ -316,7 +340,12 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
       };
       assert.ok(await eventually(async () => (await read())[0] === String(total)), `node ${name}: uidNumber is ${(await read()).join()}, not ${total}`);
     }
-    t.diagnostic(`${total} increments from ${3 * clientsPerNode} clients; ${busy} answered busy (51) and were sent again`);
+    const after = await Promise.all(['a', 'b', 'c'].map(writeCounts));
+    const lockedFirst = after.reduce((sum, counts, i) => sum + counts.lockedFirst - before[i]!.lockedFirst, 0);
+    const retries = after.reduce((sum, counts, i) => sum + counts.staleRetries - before[i]!.staleRetries, 0);
+    // Sent at once, an increment that read an old value is refused by PostgreSQL (LD001) and runs again, its entry then locked first.
+    assert.ok(lockedFirst > 0, 'a contended entry\'s writes lock it first');
+    t.diagnostic(`${total} increments from ${3 * clientsPerNode} clients; ${retries} ran again after their copy was found behind, ${lockedFirst} locked the entry first; ${busy} answered busy (51) and were sent again`);
   });
 
   test('an add under a parent being deleted on another node: never both succeed, no orphan row', async (t) => {

@@ -15,6 +15,7 @@ import { ldapTool, parseLdifOutput, RawConnection, valuesOf, type Credentials, t
 import { bindRequest, exchange } from '../helpers/ldap-requests.js';
 import { makeTestCertificate } from '../helpers/tls.js';
 import { leveldapBin } from '../helpers/paths.js';
+import { metricsPort, sample, samples, scrape } from '../helpers/metrics.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -39,28 +40,6 @@ const entryOf = (entries: readonly LdifEntry[], dn: string): LdifEntry => {
   return found;
 };
 const number = (entry: LdifEntry, name: string): number => Number(valuesOf(entry, name)[0]);
-
-/** The samples of one metric family in a Prometheus text scrape: labels (as text) -> value. */
-function samples(text: string, name: string): Map<string, number> {
-  const found = new Map<string, number>();
-  for (const line of text.split('\n')) {
-    const match = /^([a-zA-Z_:][a-zA-Z0-9_:]*)(\{[^}]*\})? (\S+)$/.exec(line);
-    if (match?.[1] === name) found.set(match[2] ?? '', Number(match[3]));
-  }
-  return found;
-}
-const sample = (text: string, name: string, labels = ''): number | undefined => samples(text, name).get(labels);
-
-async function scrape(port: number, path = '/metrics'): Promise<{ status: number; text: string }> {
-  const response = await fetch(`http://127.0.0.1:${port}${path}`);
-  return { status: response.status, text: await response.text() };
-}
-
-function metricsPort(server: LeveldapServer): number {
-  const line = server.logs().map((text) => JSON.parse(text) as { msg?: string; metricsPort?: number }).find((record) => record.msg === 'leveldap is listening');
-  assert.ok(line?.metricsPort, 'the listening line carries metricsPort');
-  return line.metricsPort;
-}
 
 /** `count` binds as users 0 .. over `connections` raw connections; every `failEvery`-th with a wrong password. Returns the failures. */
 async function binds(port: number, count: number, connections: number, failEvery: number): Promise<number> {

@@ -1,22 +1,25 @@
 /**
  * Writes on a node of the PostgreSQL store (docs/scale-out.md). A write runs as it does on one
- * LevelDB (writes.ts: its entry locks, its reads of the local copy, its checks, its batch), in
- * one PostgreSQL transaction opened as soon as its entry locks are taken (around):
+ * LevelDB (writes.ts: its entry locks, its reads of the local copy, its checks, its batch), and
+ * its batch becomes one PostgreSQL transaction. Two ways, chosen per write (around):
  *
- * 1. The entries it locked are locked in PostgreSQL too (SELECT ... FOR UPDATE, in key order)
- *    and compared with the local copy (sha256 of each record; a missing row with a missing
- *    record). If the copy is behind, the node waits until the applier has brought it to the
- *    versions locked (they are committed, so the stream carries them; locked, they cannot move
- *    meanwhile). Then the write reads its entries: what
- *    it checks is what PostgreSQL holds, and no update is lost between nodes.
- * 2. At commit, entries the write took later (a subtree's, locked without waiting) and entries
- *    it creates are locked and compared the same way, without waiting (NOWAIT); the changed rows
- *    are written (the parent foreign key refuses an entry under a parent deleted meanwhile, and
- *    a parent deleted under a new child), with a logical decoding message carrying the write's
- *    token. Any of these finding the copy behind is StaleCopy: the write runs again once the
- *    copy caught up (DirectoryStore.retrying).
- * 3. After COMMIT the write waits until the applier has applied its transaction, so the client
- *    reads its own write on this node.
+ * - At once (the usual way): the write reads the local copy and sends everything in one round
+ *   trip: BEGIN; the lock of every entry it read or writes, compared with what it read
+ *   (LOCK_EQUAL, schema.ts: the SHA-256 of each record, no row where it read none); the
+ *   logical decoding message carrying its token; the changed rows; COMMIT. A row that differs
+ *   aborts the transaction (STALE_ROW), as does another node's insert of the same entry (unique
+ *   key), a parent deleted meanwhile or a new child under a deleted parent (the deferred foreign
+ *   key): StaleCopy, and the write runs again once the copy caught up (DirectoryStore.retrying).
+ * - Locked first, for entries whose write at once lately found the copy behind (contended, a
+ *   second or so): BEGIN and the lock of the write's entries in one round trip before it reads
+ *   them; the node waits until the applier has brought the copy to the versions locked (they
+ *   are committed, so the stream carries them; locked, they cannot move meanwhile). What it
+ *   checks is then what PostgreSQL holds, so writes to one hot entry from many nodes take turns
+ *   instead of running again and again. Its commit checks the entries it took later the same
+ *   way, without waiting for their locks, in the round trip of the commit.
+ *
+ * Either way no update is lost between nodes. After COMMIT the write waits until the applier has
+ * applied its transaction, so the client reads its own write on this node.
  *
  * PostgreSQL unreachable: unavailable (52), nothing written; a connection lost during COMMIT
  * answers `other` (the write may or may not be stored), as a LevelDB write whose outcome is
@@ -30,12 +33,17 @@ import type { BatchOp } from '../batch-ops.js';
 import { APPLY_WAIT_BUCKETS, type RecordStats, type SharedFailures, type SystemOfRecord } from '../system-of-record.js';
 import type { Applier } from './applier.js';
 import { rowChanges } from './changes.js';
-import { lockStatement, rowStatements, tokenStatement } from './statements.js';
+import { STALE_ROW } from './schema.js';
+import { lockEqualStatement, lockStatement, rowStatements, tokenStatement } from './statements.js';
 
 /** How long a committed write waits for the local copy to apply it before answering anyway (a warning is logged). */
 const APPLY_WAIT_MILLIS = 10_000;
-/** PostgreSQL's codes for another node having got there first: unique key, foreign key, a row locked (NOWAIT), a deadlock. */
-const CONFLICTS = new Set(['23505', '23503', '55P03', '40P01']);
+/** PostgreSQL's codes for another node having got there first: a row not as read, unique key, foreign key, a row locked (NOWAIT), a deadlock. */
+const CONFLICTS = new Set([STALE_ROW, '23505', '23503', '55P03', '40P01']);
+/** How long an entry whose write at once found the copy behind has its writes locked first. */
+const CONTENDED_MILLIS = 1000;
+/** Contended entries remembered at most (the oldest forgotten first). */
+const CONTENDED_KEYS = 10_000;
 
 const digest = (record: Buffer): string => createHash('sha256').update(record).digest('hex');
 
@@ -43,12 +51,12 @@ export interface RecordLog {
   warn(details: object, message: string): void;
 }
 
-/** A write's PostgreSQL transaction, from its entry locks to its commit. */
+/** A write's PostgreSQL transaction, from its entry locks (locked first) or its commit (at once) to its end. */
 interface Session {
-  readonly client: pg.PoolClient;
-  /** Entries locked in PostgreSQL and found equal in the local copy when the write started... */
-  readonly locked: ReadonlySet<string>;
-  /** ...and the applier's clock then: if one of them changes in the copy after this, the write read a version it must not use. */
+  client: pg.PoolClient | undefined;
+  /** Entries locked in PostgreSQL and found equal in the local copy before the write ran (locked first; else none)... */
+  locked: ReadonlySet<string>;
+  /** ...and the applier's clock then (at once: when the entry locks were taken): if one of them changes in the copy after this, the write read a version it must not use. */
   since: number;
   /** COMMIT was sent. */
   committed: boolean;
@@ -60,6 +68,10 @@ export class PostgresRecord implements SystemOfRecord {
   private readonly waits = { buckets: new Array<number>(APPLY_WAIT_BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
   /** The transaction of each write in progress, by the locks it holds (no AsyncLocalStorage: in Node 20 it slows every promise). */
   private readonly sessions = new WeakMap<HeldLocks, Session>();
+  /** When each contended entry's write at once last found the copy behind (performance.now()), oldest first. */
+  private readonly contendedAt = new Map<string, number>();
+  /** Writes that locked their entries first. */
+  private lockedFirst = 0;
 
   constructor(
     private readonly pool: pg.Pool, private readonly applier: Applier,
@@ -73,7 +85,7 @@ export class PostgresRecord implements SystemOfRecord {
   }
 
   stats(): Omit<RecordStats, 'staleRetries'> {
-    return { commits: this.commits, applyWait: this.waits, silentSeconds: (Date.now() - this.applier.lastContact) / 1000 };
+    return { commits: this.commits, lockedFirst: this.lockedFirst, applyWait: this.waits, silentSeconds: (Date.now() - this.applier.lastContact) / 1000 };
   }
 
   staleReason(): string | undefined {
@@ -83,22 +95,18 @@ export class PostgresRecord implements SystemOfRecord {
   }
 
   async around<T>(keys: readonly string[], critical: () => Promise<T>, held: HeldLocks): Promise<T> {
-    const client = await this.connect();
-    const session: Session = { client, locked: new Set(keys), since: 0, committed: false };
+    const session: Session = { client: undefined, locked: new Set(), since: held.since, committed: false };
     let broken = false;
     try {
-      session.since = await this.beginLocked(client, keys);
+      if (this.isContended(keys)) await this.lockFirst(session, keys);
       this.sessions.set(held, session);
-      const result = await critical();
-      if (!session.committed) await client.query('ROLLBACK'); // the write was refused, or wrote nothing
-      return result;
+      return await critical();
     } catch (error) {
       broken = !(error instanceof StaleCopy || error instanceof DirectoryError) && (error as { code?: string }).code === undefined;
-      if (!session.committed && !broken) await client.query('ROLLBACK').catch(() => { broken = true; });
       throw failure(error, session.committed);
     } finally {
       this.sessions.delete(held);
-      client.release(broken);
+      await this.end(session, broken);
     }
   }
 
@@ -116,20 +124,26 @@ export class PostgresRecord implements SystemOfRecord {
     const keys = [...new Set([...held.keys, ...changes.entries.keys()])].sort();
     const records = await this.local.records(keys);
     const local = new Map(keys.map((key, i) => [key, records[i]]));
-    const later = keys.filter((key) => !session.locked.has(key));
+    const unchecked = keys.filter((key) => !session.locked.has(key));
     // A version the copy held for a moment (A then B then A again, not yet all applied) could have been read: run again.
-    const moved = this.applier.changedSince(session.locked, session.since) || this.applier.changedSince(later, held.since);
-    if (moved) throw new StaleCopy('the local copy changed under the write');
-    await this.lockEqual(session.client, later, local, ' NOWAIT');
+    if (this.applier.changedSince(session.locked, session.since) || this.applier.changedSince(unchecked, held.since)) {
+      this.contended(keys);
+      throw new StaleCopy('the local copy changed under the write');
+    }
+    const lockedFirst = session.client !== undefined;
+    const client = session.client ?? (session.client = await this.connect());
+    const check = unchecked.length === 0 ? [] : [lockEqualStatement(unchecked, unchecked.map((key) => digestOf(local.get(key))), !lockedFirst)];
     const token = `${this.applier.slot}:${(this.tokens += 1)}`;
     const applied = this.applier.waitFor(token, APPLY_WAIT_MILLIS);
     session.committed = true;
     try {
-      // One round trip: the token, the rows, COMMIT. A statement that fails skips the rest and aborts the transaction.
-      await session.client.query([tokenStatement(token), ...rowStatements(local, changes), 'COMMIT'].join('; '));
+      // One round trip. A statement that fails skips the rest and aborts the transaction.
+      await client.query([...(lockedFirst ? [] : ['BEGIN']), ...check, tokenStatement(token), ...rowStatements(local, changes), 'COMMIT'].join('; '));
     } catch (error) {
       applied.cancel();
-      if ((error as { code?: string }).code !== undefined) session.committed = false; // PostgreSQL refused it: nothing committed
+      const code = (error as { code?: string }).code;
+      if (code !== undefined) session.committed = false; // PostgreSQL refused it: nothing committed
+      if (code !== undefined && CONFLICTS.has(code)) this.contended(keys);
       throw error;
     }
     await this.afterCommit(token, applied.done);
@@ -174,6 +188,42 @@ export class PostgresRecord implements SystemOfRecord {
     }
   }
 
+  /** Opens the write's transaction locked first: its entries' rows locked and the local copy brought to them. */
+  private async lockFirst(session: Session, keys: readonly string[]): Promise<void> {
+    session.client = await this.connect();
+    session.since = await this.beginLocked(session.client, keys);
+    session.locked = new Set(keys);
+    this.lockedFirst += 1;
+  }
+
+  /** Ends the write's transaction, if it opened one: rolled back unless committed (a refused write, or one that wrote nothing). */
+  private async end(session: Session, broken: boolean): Promise<void> {
+    const client = session.client;
+    if (!client) return;
+    let lost = broken;
+    if (!session.committed && !lost) await client.query('ROLLBACK').catch(() => { lost = true; });
+    client.release(lost);
+  }
+
+  /** Whether a write of these entries should lock them first: one of them was contended lately. */
+  private isContended(keys: readonly string[]): boolean {
+    const now = performance.now();
+    return keys.some((key) => (this.contendedAt.get(key) ?? -Infinity) > now - CONTENDED_MILLIS);
+  }
+
+  /** These entries' write found the copy behind: their writes lock first for a while. */
+  private contended(keys: readonly string[]): void {
+    const now = performance.now();
+    for (const key of keys) {
+      this.contendedAt.delete(key);
+      this.contendedAt.set(key, now);
+    }
+    for (const oldest of this.contendedAt.keys()) {
+      if (this.contendedAt.size <= CONTENDED_KEYS) break;
+      this.contendedAt.delete(oldest);
+    }
+  }
+
   /**
    * BEGIN and the lock of the write's entries, in one round trip; when the local copy is behind
    * on one, waits for it to catch up (the rows cannot move now). Resolves with the applier's
@@ -184,7 +234,7 @@ export class PostgresRecord implements SystemOfRecord {
       await client.query('BEGIN');
       return this.applier.clock;
     }
-    const results = await client.query<{ key: string; digest: string }>(`BEGIN; ${lockStatement(keys, '')}`) as unknown as pg.QueryResult<{ key: string; digest: string }>[];
+    const results = await client.query<{ key: string; digest: string }>(`BEGIN; ${lockStatement(keys)}`) as unknown as pg.QueryResult<{ key: string; digest: string }>[];
     const stored = new Map(results[1]!.rows.map((row) => [row.key, row.digest]));
     const deadline = performance.now() + APPLY_WAIT_MILLIS;
     // The versions locked are committed, so the stream brings them: wait for them transaction by transaction.
@@ -199,19 +249,6 @@ export class PostgresRecord implements SystemOfRecord {
       if (left <= 0) throw new StaleCopy('the local copy did not catch up with the locked entries');
       await this.applier.waitApplied(clock, left);
     }
-  }
-
-  /** Locks the rows of these entries and checks the local copy (given) holds them as PostgreSQL does. */
-  private async lockEqual(client: pg.PoolClient, keys: readonly string[], local: ReadonlyMap<string, Buffer | undefined>, wait: '' | ' NOWAIT'): Promise<void> {
-    if (keys.length === 0) return;
-    const stored = await this.lockRows(client, keys, wait);
-    for (const key of keys) if (digestOf(local.get(key)) !== stored.get(key)) throw new StaleCopy(`entry ${key} differs from the PostgreSQL store`);
-  }
-
-  /** SELECT ... FOR UPDATE of these entries' rows, in key order: their records' digests. */
-  private async lockRows(client: pg.PoolClient, keys: readonly string[], wait: '' | ' NOWAIT'): Promise<Map<string, string>> {
-    const { rows } = await client.query<{ key: string; digest: string }>(lockStatement(keys, wait));
-    return new Map(rows.map((row) => [row.key, row.digest]));
   }
 
   /** How the local copy compares with the rows locked: the same, behind, or holding an entry they lack. */

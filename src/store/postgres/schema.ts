@@ -9,6 +9,10 @@
  *   leveldap_settings  name, value: what DirectoryStore.putSetting keeps (the admin password)
  *   leveldap_failures  account (normalized DN), node (slot), at_ms: failed binds, shared by the nodes
  *                      for lockout (failures.ts); not streamed
+ *   leveldap_lock_equal(keys, digests, wait)  a write's check (record.ts): locks the entries' rows
+ *                      in key order and raises STALE_ROW (LD001) unless each row's record has the
+ *                      SHA-256 given (NULL: no row), so a write that read an entry's old version
+ *                      aborts in the same round trip as its commit
  *
  * The publication `leveldap` streams the first two to every node (pgoutput); the nodes derive
  * their index, one-level, naming-context and group keys locally (applier.ts).
@@ -25,6 +29,9 @@ export const SLOT_PREFIX = 'leveldap_';
 export const ENTRIES = 'leveldap_entries';
 export const SETTINGS = 'leveldap_settings';
 export const FAILURES = 'leveldap_failures';
+export const LOCK_EQUAL = 'leveldap_lock_equal';
+/** The SQLSTATE LOCK_EQUAL raises when a row differs from the local copy a write read. */
+export const STALE_ROW = 'LD001';
 
 const TABLES = [
   `CREATE TABLE IF NOT EXISTS ${ENTRIES} (
@@ -35,6 +42,25 @@ const TABLES = [
   `CREATE TABLE IF NOT EXISTS ${SETTINGS} (name text PRIMARY KEY, value text NOT NULL)`,
   `CREATE TABLE IF NOT EXISTS ${FAILURES} (account text COLLATE "C" NOT NULL, node text NOT NULL, at_ms bigint NOT NULL)`,
   `CREATE INDEX IF NOT EXISTS ${FAILURES}_account ON ${FAILURES} (account, at_ms)`,
+  `CREATE OR REPLACE FUNCTION ${LOCK_EQUAL}(entry_keys text[], entry_digests text[], wait_for_locks boolean) RETURNS void
+   LANGUAGE plpgsql AS $body$
+   DECLARE
+     differing text;
+   BEGIN
+     IF wait_for_locks THEN
+       PERFORM FROM ${ENTRIES} WHERE key = ANY(entry_keys) ORDER BY key FOR UPDATE;
+     ELSE
+       PERFORM FROM ${ENTRIES} WHERE key = ANY(entry_keys) ORDER BY key FOR UPDATE NOWAIT;
+     END IF;
+     SELECT expected.key INTO differing
+       FROM unnest(entry_keys, entry_digests) AS expected(key, digest) LEFT JOIN ${ENTRIES} AS stored ON stored.key = expected.key
+       WHERE encode(sha256(stored.record), 'hex') IS DISTINCT FROM expected.digest
+       LIMIT 1;
+     IF FOUND THEN
+       RAISE EXCEPTION 'entry % differs from the local copy the write read', differing USING ERRCODE = '${STALE_ROW}';
+     END IF;
+   END
+   $body$`,
 ];
 
 /** An advisory lock number: nodes starting together create the tables one at a time. */

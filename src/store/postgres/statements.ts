@@ -1,21 +1,32 @@
 /**
  * The SQL of a node's write (record.ts) as text with literals, so that several statements go to
  * PostgreSQL in one round trip (a simple query may hold many; a query with parameters holds
- * one): BEGIN with the lock of the write's entries, then the token, the rows and COMMIT. Texts
+ * one): BEGIN, the check of the entries the write read (or BEGIN with their lock before it runs),
+ * then the token, the rows and COMMIT. Texts
  * are quoted with pg's escapeLiteral, records sent as hex (decode(..., 'hex')), so no value is
  * ever read as SQL. Pure.
  */
 import { escapeLiteral } from 'pg';
 import { parentColumn, type RowChanges } from './changes.js';
-import { ENTRIES, MESSAGE_PREFIX, SETTINGS } from './schema.js';
+import { ENTRIES, LOCK_EQUAL, MESSAGE_PREFIX, SETTINGS } from './schema.js';
 
 const text = (value: string | null): string => (value === null ? 'NULL' : escapeLiteral(value));
 const bytes = (value: Buffer): string => `decode('${value.toString('hex')}', 'hex')`;
 const keyArray = (keys: readonly string[]): string => `ARRAY[${keys.map(text).join(', ')}]::text[]`;
 
 /** SELECT ... FOR UPDATE of these entries' rows, in key order: their keys and records' SHA-256 (hex). */
-export function lockStatement(keys: readonly string[], wait: '' | ' NOWAIT'): string {
-  return `SELECT key, encode(sha256(record), 'hex') AS digest FROM ${ENTRIES} WHERE key = ANY(${keyArray(keys)}) ORDER BY key FOR UPDATE${wait}`;
+export function lockStatement(keys: readonly string[]): string {
+  return `SELECT key, encode(sha256(record), 'hex') AS digest FROM ${ENTRIES} WHERE key = ANY(${keyArray(keys)}) ORDER BY key FOR UPDATE`;
+}
+
+/**
+ * Locks these entries' rows (in key order; at once or not at all when `wait` is false) and aborts
+ * the transaction (STALE_ROW) unless each holds the record with the digest given, or is absent
+ * where the digest is undefined.
+ */
+export function lockEqualStatement(keys: readonly string[], digests: readonly (string | undefined)[], wait: boolean): string {
+  const expected = digests.map((digest) => text(digest ?? null));
+  return `SELECT ${LOCK_EQUAL}(${keyArray(keys)}, ARRAY[${expected.join(', ')}]::text[], ${wait})`;
 }
 
 /** The logical decoding message carrying a write's token, in its transaction. */

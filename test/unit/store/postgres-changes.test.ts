@@ -13,7 +13,7 @@ import {
 } from '../../../src/store/index.js';
 import { localBatch, rowChanges, settingOps } from '../../../src/store/postgres/changes.js';
 import { formatLsn, parseLsn } from '../../../src/store/postgres/lsn.js';
-import { lockStatement, rowStatements } from '../../../src/store/postgres/statements.js';
+import { lockEqualStatement, lockStatement, rowStatements } from '../../../src/store/postgres/statements.js';
 import type { SystemOfRecord } from '../../../src/store/system-of-record.js';
 import { BASE, PEOPLE, entry, tempDir } from '../../helpers/store.js';
 
@@ -24,7 +24,7 @@ function mirror(store: DirectoryStore, copy: DirectoryStore): SystemOfRecord {
   return {
     clock: 0,
     staleReason: () => undefined,
-    stats: () => ({ commits: 0, staleRetries: 0, applyWait: { buckets: [], sum: 0, count: 0 }, silentSeconds: 0 }),
+    stats: () => ({ commits: 0, lockedFirst: 0, applyWait: { buckets: [], sum: 0, count: 0 }, silentSeconds: 0 }),
     catchUp: async () => {},
     around: (_keys, critical) => critical(),
     commit: async (ops: readonly BatchOp[]) => {
@@ -111,9 +111,11 @@ test('log sequence numbers compare as numbers and print as PostgreSQL does', () 
 
 test('statements quote every value: a key or setting holding quotes and backslashes stays a literal', () => {
   const key = "dc=com\x01cn=o'brien\\; DROP TABLE x";
-  const lock = lockStatement([key], ' NOWAIT');
+  const lock = lockStatement([key]);
   assert.ok(lock.includes(`E'dc=com\x01cn=o''brien\\\\; DROP TABLE x'`), lock);
-  assert.ok(lock.endsWith('FOR UPDATE NOWAIT'));
+  assert.ok(lock.endsWith('FOR UPDATE'));
+  const check = lockEqualStatement([key, 'dc=com'], ["ab'", undefined], false);
+  assert.equal(check, `SELECT leveldap_lock_equal(ARRAY[ E'dc=com\x01cn=o''brien\\\\; DROP TABLE x', 'dc=com']::text[], ARRAY['ab''', NULL]::text[], false)`);
   const rows = rowStatements(new Map([[key, Buffer.from('old')]]), {
     entries: new Map([[key, { record: Buffer.from([0, 1, 0x27]), suffix: false }]]), settings: new Map([["it's", null]]),
   });

@@ -158,6 +158,11 @@ export function membershipKey(member: string, group: string): string {
   return `r${SEPARATOR}${member}${SEPARATOR}${group}`;
 }
 
+/** Every r\0 key: who names whom. */
+export function allMembershipsRange(): { gte: string; lt: string } {
+  return prefixRange(`r${SEPARATOR}`);
+}
+
 /** The r\0 keys of the groups naming the entry `member`. */
 export function membershipsRange(member: string): { gte: string; lt: string } {
   return prefixRange(`r${SEPARATOR}${member}${SEPARATOR}`);

@@ -10,11 +10,20 @@
  */
 import type { Level } from 'level';
 import {
-  dnKeyOfIndexKey, groupKey, groupOfMembershipKey, groupsRange, inSubtree, membersRange, membershipKey, membershipsRange,
+  allMembershipsRange, dnKeyOfIndexKey, groupKey, groupOfMembershipKey, groupsRange, inSubtree, membersRange, membershipKey, membershipsRange,
   subtreeMembershipsRange,
 } from './keys.js';
+import { KeptIterators, type SeekIterator } from './kept-iterators.js';
+import { StampedCache } from './stamped-cache.js';
 
 type Db = Level<string, Buffer>;
+
+/** Memberships read a trip to LevelDB's thread: an entry is in a few groups (make-ldif: 1 to 4). */
+const MEMBERSHIPS_BATCH = 16;
+/** What the cache of recent answers holds per thread: an answer counts one, and one more per group in it. */
+const ANSWERS_CAPACITY = 32_768;
+/** Groups kept once for every answer naming them (their key and DN as read); emptied when past this. */
+const GROUPS_KEPT = 4096;
 
 /** A group naming an entry: its dnKey and its DN as written. */
 export interface Group {
@@ -32,13 +41,69 @@ export interface Walked<T> {
 export const DEFAULT_MAX_NESTED_GROUPS = 1000;
 
 export class Memberships {
-  constructor(private readonly db: Db) {}
+  /**
+   * An entry's memberOf is read for every search that returns it: recent answers are kept per
+   * thread while no write finishes (stamped-cache.ts, as the equality index's are), and read
+   * through iterators kept between reads (kept-iterators.ts) when not.
+   */
+  private readonly answers: StampedCache<readonly Group[]>;
+  private readonly iterators: KeptIterators<[string, Buffer]>;
+  private readonly groupsKept = new Map<string, Group>();
 
-  /** The groups naming the entry `member` (its dnKey) in one of their member values, in dnKey order. */
-  async direct(member: string): Promise<Group[]> {
+  /** `settled`: the count of writes finished so far (WriteGate.settled), which kept answers and iterators go by. */
+  constructor(private readonly db: Db, settled: () => number) {
+    this.answers = new StampedCache(settled, ANSWERS_CAPACITY, (groups) => 1 + groups.length);
+    this.iterators = new KeptIterators(() => db.iterator(allMembershipsRange()), settled);
+  }
+
+  /**
+   * The groups naming the entry `member` (its dnKey) in one of their member values, in dnKey
+   * order, as the database is now: a recent answer, or read through a kept iterator; `fresh`
+   * (for a write): read through a new one.
+   */
+  async direct(member: string, fresh = false): Promise<Group[]> {
+    if (fresh) return this.read(membershipsRange(member), this.db.iterator(allMembershipsRange()), true);
+    const kept = this.answers.get(member);
+    if (kept) return kept.slice();
+    const stamp = this.answers.begin();
+    const lease = this.iterators.take();
+    let ended = false;
+    try {
+      const groups = await this.read(membershipsRange(member), lease.iterator, false);
+      ended = true;
+      this.answers.keep(member, groups.slice(), stamp);
+      return groups;
+    } finally {
+      this.iterators.give(lease, ended);
+    }
+  }
+
+  /** The group of this key and DN, the same object for every answer naming it (kept answers take little room). */
+  private group(key: string, dn: string): Group {
+    const kept = this.groupsKept.get(key);
+    if (kept?.dn === dn) return kept;
+    if (this.groupsKept.size >= GROUPS_KEPT) this.groupsKept.clear();
+    const group = { key, dn };
+    this.groupsKept.set(key, group);
+    return group;
+  }
+
+  /** The groups in `range` (a member's memberships), read from `iterator` (closed after when `close`). */
+  private async read(range: { gte: string; lt: string }, iterator: SeekIterator<[string, Buffer]>, close: boolean): Promise<Group[]> {
     const groups: Group[] = [];
-    for await (const [key, dn] of this.db.iterator(membershipsRange(member))) groups.push({ key: groupOfMembershipKey(key), dn: dn.toString('utf8') });
-    return groups;
+    try {
+      iterator.seek(range.gte);
+      for (;;) {
+        const batch = await iterator.nextv(MEMBERSHIPS_BATCH);
+        for (const [key, dn] of batch) {
+          if (!key.startsWith(range.gte)) return groups;
+          groups.push(this.group(groupOfMembershipKey(key), dn.toString('utf8')));
+        }
+        if (batch.length < MEMBERSHIPS_BATCH) return groups;
+      }
+    } finally {
+      if (close) await iterator.close();
+    }
   }
 
   /** The dnKeys of the groups outside the subtree of `key` naming the entry `key` or any DN below it (for a subtree rename). */

@@ -82,7 +82,7 @@ export class EntryReads {
   /** Recent equality lookups, kept while no write finishes (this thread's). */
   private readonly equalityCache: EqualityCache;
   /** Iterators over the equality index, kept between the lookups that miss the cache (this thread's). */
-  private readonly indexIterators: KeptIterators;
+  private readonly indexIterators: KeptIterators<string>;
   /** Recent entry records, kept while no write finishes (this thread's); none when the directory does not fit (level.ts, entryCacheBytes). */
   private readonly recordCache: RecordCache | undefined;
 
@@ -96,7 +96,7 @@ export class EntryReads {
     private readonly tables: SharedTables = {},
   ) {
     this.equalityCache = new EqualityCache(settled);
-    this.indexIterators = new KeptIterators(db, indexesRange(), settled);
+    this.indexIterators = new KeptIterators(() => db.keys(indexesRange()), settled);
     this.recordCache = entryCacheBytes > 0 ? new RecordCache(settled, entryCacheBytes) : undefined;
   }
 

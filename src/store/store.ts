@@ -87,7 +87,7 @@ export class DirectoryStore {
     this.locks = new KeyedMutex(threads && new SharedSlots(threads.sharedLocks, threads.owner), () => this.record?.clock ?? 0);
     this.gate = threads ? new WriteGate(threads.writeGate, threads.owner) : new WriteGate();
     this.recovery = new WriteRecovery(db as unknown as RecoveryDb, dir, this.gate, options.log);
-    this.memberships = new Memberships(db);
+    this.memberships = new Memberships(db, () => this.gate.settled);
     this.passwords = options.tables?.passwords && new SharedTable(options.tables.passwords);
     this.equalities = options.tables?.equalities && new SharedTable(options.tables.equalities);
     this.recordTable = options.tables?.records && new SharedTable(options.tables.records);

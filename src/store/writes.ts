@@ -161,7 +161,7 @@ async function rewrite(store: DirectoryStore, key: string, before: Entry, after:
  * with adminLimitExceeded when more than `limit` (0: no limit) would have to be updated.
  */
 async function namingGroups(store: DirectoryStore, dn: Dn, key: string, limit: number): Promise<string[]> {
-  const groups = (await store.memberships.direct(key)).map((group) => group.key);
+  const groups = (await store.memberships.direct(key, true)).map((group) => group.key);
   checkRefintGroups(`${formatDn(dn)} is a member of`, groups.length, limit);
   return groups;
 }

@@ -133,6 +133,19 @@ describe('groups in the store', () => {
     assert.deepEqual(await membersOf(groupDn('staff')), []);
   });
 
+  test('memberships read through iterators kept between reads: more than one trip of them, and every write seen at once', async () => {
+    const names = Array.from({ length: 40 }, (_, n) => `many-${String(n).padStart(2, '0')}`);
+    for (const name of names) await store.add(group(name, [userDn(4), userDn(5)]), ADMIN);
+    assert.deepEqual(await direct(userDn(4)), names.map(groupDn), 'all 40, over three reads of 16');
+    assert.deepEqual(await direct(userDn(5)), names.map(groupDn), 'a kept iterator seeks to the next member');
+    for (const [n, name] of names.entries()) {
+      if (n % 5 !== 0) continue;
+      await modifyEntry(store, parseDn(groupDn(name)), [change('delete', 'member', userDn(4))], ADMIN);
+      assert.deepEqual(await direct(userDn(4)), names.filter((_name, m) => m > n || m % 5 !== 0).map(groupDn), `after ${name} dropped user.4`);
+    }
+    assert.deepEqual(await direct(userDn(5)), names.map(groupDn));
+  });
+
   test('an entry that stops (or starts) being a group drops (or gets) its memberships', async () => {
     // The schema refuses a client's change of structural class; the store's own writes (updateEntry) keep the keys all the same.
     const reclass = (op: Modification['op']) => updateEntry(store, parseDn(groupDn('later')), () => [change(op, 'objectClass', 'groupOfNames')]);

@@ -4,7 +4,7 @@
  * attributes (hasSubordinates, entryDN, subschemaSubentry, memberOf) are added when asked for. Attributes the viewer may not
  * read (userPassword, the password policy state: access.ts) are left out, however they are asked for.
  */
-import { attributeType, typeKey, SchemaMemo, SUBSCHEMA_DN, type Attribute, type Entry } from '../store/index.js';
+import { attributeType, typeKey, MEMBER_OF, SchemaMemo, SUBSCHEMA_DN, type Attribute, type Entry } from '../store/index.js';
 import type { Readable } from './access.js';
 
 export interface Selection {
@@ -12,6 +12,8 @@ export interface Selection {
   readonly allOperational: boolean;
   /** Type keys named explicitly (lower-case canonical names). */
   readonly named: ReadonlySet<string>;
+  /** Whether no stored attribute is selected (`1.1`, or memberOf alone): the records' attributes need not be walked. */
+  readonly storedNone: boolean;
   /** Whether each attribute name seen so far is wanted (the same names come back in every entry of a search). */
   readonly decided: Map<string, boolean>;
 }
@@ -45,7 +47,8 @@ function freshSelection(requested: readonly string[]): Selection {
     else if (name === '+') allOperational = true;
     else if (name !== '1.1' && name !== '') named.add(typeKey(name));
   }
-  return { allUser, allOperational, named, decided: new Map() };
+  const storedNone = !allUser && !allOperational && [...named].every((key) => key === MEMBER_OF);
+  return { allUser, allOperational, named, storedNone, decided: new Map() };
 }
 
 function decide(selection: Selection, name: string): boolean {

@@ -151,6 +151,12 @@ function nameAt(buffer: Buffer, start: number, length: number, position: number)
 /** Whether an attribute of this name is decoded (every one when there is no such test). */
 export type KeepName = (name: string) => boolean;
 
+/**
+ * Keeps no attribute: the DN alone is read, the attributes not walked at all (a search whose
+ * filter reads only memberOf, which no record holds, or that sends none: `1.1`).
+ */
+export const KEEP_NONE: KeepName = () => false;
+
 /** The offset after the record's values of the attribute whose value count is at `offset`. */
 function skipValues(buffer: Buffer, offset: number): number {
   const valueCount = u32At(buffer, offset);
@@ -199,6 +205,7 @@ function corrupt(error: unknown): StoreError {
 
 /** The entry of a record; with `keep`, only the attributes whose names it accepts (a search's filter reads a few). */
 export function decodeEntry(buffer: Buffer, keep?: KeepName): Entry {
+  if (keep === KEEP_NONE) return { dn: recordDn(buffer), attributes: [] };
   try {
     return decodeRecord(buffer, keep);
   } catch (error) {
@@ -236,7 +243,7 @@ let partsScratch: Int32Array = new Int32Array(PARTS_INITIAL);
 export function sliceRecord(buffer: Buffer, keep: KeepName): SlicedEntry {
   if (partsScratch.length > PARTS_KEPT) partsScratch = new Int32Array(PARTS_INITIAL);
   try {
-    return slices(buffer, keep);
+    return keep === KEEP_NONE ? dnSlice(buffer) : slices(buffer, keep);
   } catch (error) {
     throw corrupt(error);
   }
@@ -250,6 +257,15 @@ function room(used: number, more: number): Int32Array {
     partsScratch = grown;
   }
   return partsScratch;
+}
+
+/** Where the record's DN lies, and no attribute. */
+function dnSlice(buffer: Buffer): SlicedEntry {
+  const offset = afterFormat(buffer);
+  const dnLength = u32At(buffer, offset);
+  const dnStart = offset + 4;
+  if (dnStart + dnLength > buffer.length) throw truncated();
+  return { bytes: buffer, dnStart, dnLength, parts: partsScratch, partsLength: 0 };
 }
 
 function slices(buffer: Buffer, keep: KeepName): SlicedEntry {

@@ -12,7 +12,7 @@ export {
 } from './dn.js';
 export { values, findAttribute, hasAttribute, groupAttributes, withAttribute, type Entry, type Attribute } from './entry.js';
 export { EntryRecord } from './entry-record.js';
-export type { KeepName } from './codec.js';
+export { KEEP_NONE, type KeepName } from './codec.js';
 export { normalizeDn, normalizeLeafRdn, normalizeRdn, normalizeValue } from './normalize.js';
 export { attributeType, attributeKey, typeKey, type AttributeType } from './schema.js';
 export { DEFAULT_INDEXES } from './indexes.js';
@@ -28,7 +28,7 @@ export {
 } from './writes.js';
 export { DEFAULT_MAX_NESTED_GROUPS, type Group, type Walked } from './memberships.js';
 export { DEFAULT_MAX_SUBTREE_RENAME } from './subtree.js';
-export { dnKey, keyBelow, keyBelowNormalized, normalizedDnOf } from './keys.js';
+export { dnKey, keyBelow, keyBelowNormalized, normalizedDnOf, MEMBER_OF } from './keys.js';
 export type { Modification } from './modification.js';
 export { currentSchema, installSchema, buildSchema } from './schema/installed.js';
 export { SchemaMemo } from './schema/memo.js';

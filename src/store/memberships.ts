@@ -20,6 +20,8 @@ type Db = Level<string, Buffer>;
 
 /** Memberships read a trip to LevelDB's thread: an entry is in a few groups (make-ldif: 1 to 4). */
 const MEMBERSHIPS_BATCH = 16;
+/** Member keys read a trip to LevelDB's thread when listing a group's members (a search of memberOf=G). */
+const MEMBERS_BATCH = 256;
 /** What the cache of recent answers holds per thread: an answer counts one, and one more per group in it. */
 const ANSWERS_CAPACITY = 32_768;
 /** Groups kept once for every answer naming them (their key and DN as read); emptied when past this. */
@@ -173,21 +175,63 @@ export class Memberships {
     return this.db.getSync(membershipKey(member, group)) !== undefined;
   }
 
-  /** The dnKeys of the direct members of any of `groups`, each once, in dnKey order (a merge of their memberof ranges). */
-  async *members(groups: readonly string[]): AsyncGenerator<string> {
-    const streams = groups.map((group) => this.db.keys(membersRange(group))[Symbol.asyncIterator]());
+  /**
+   * The dnKeys of the direct members of any of `groups`, each once, in dnKey order (a merge of
+   * their memberof ranges), in batches: each range is read MEMBERS_BATCH keys a trip.
+   */
+  async *members(groups: readonly string[]): AsyncGenerator<string[]> {
+    const runs = groups.map((group) => new Run(this.db.keys(membersRange(group))));
     try {
       const heads = new Heads();
-      for (const stream of streams) await heads.advance(stream);
+      for (const run of runs) if (await run.fill()) heads.push(run);
+      let batch: string[] = [];
       let last: string | undefined;
-      for (let head = heads.pop(); head !== undefined; head = heads.pop()) {
-        if (head.key !== last) yield head.key;
-        last = head.key;
-        await heads.advance(head.stream);
+      for (let run = heads.pop(); run !== undefined; run = heads.pop()) {
+        const key = run.take();
+        if (key !== last) batch.push(key);
+        last = key;
+        if (run.more() || (await run.fill())) heads.push(run);
+        if (batch.length < MEMBERS_BATCH) continue;
+        yield batch;
+        batch = [];
       }
+      if (batch.length > 0) yield batch;
     } finally {
-      await Promise.all(streams.map((stream) => stream.return?.()));
+      await Promise.all(runs.map((run) => run.close()));
     }
+  }
+}
+
+/** One group's member dnKeys, read from its memberof range a batch at a time. */
+class Run {
+  private keys: string[] = [];
+  private at = 0;
+
+  constructor(private readonly iterator: SeekIterator<string>) {}
+
+  /** The next member, not taken yet. */
+  get head(): string {
+    return this.keys[this.at]!;
+  }
+
+  take(): string {
+    return this.keys[this.at++]!;
+  }
+
+  /** Whether a read member is left to take. */
+  more(): boolean {
+    return this.at < this.keys.length;
+  }
+
+  /** Reads the next batch; false when the range has ended. */
+  async fill(): Promise<boolean> {
+    this.keys = (await this.iterator.nextv(MEMBERS_BATCH)).map(dnKeyOfIndexKey);
+    this.at = 0;
+    return this.keys.length > 0;
+  }
+
+  close(): Promise<void> {
+    return this.iterator.close();
   }
 }
 
@@ -198,24 +242,16 @@ function precedes(a: string, b: string): boolean {
   return SURROGATE.test(a) || SURROGATE.test(b) ? Buffer.compare(Buffer.from(a), Buffer.from(b)) < 0 : a < b;
 }
 
-interface Head {
-  readonly key: string;
-  readonly stream: AsyncIterator<string>;
-}
-
-/** A binary min-heap of the streams' next member dnKeys: the merge in `members`. */
+/** A binary min-heap of runs by their next member: the merge in `members`. */
 class Heads {
-  private readonly heap: Head[] = [];
+  private readonly heap: Run[] = [];
 
-  /** Reads the stream's next key into the heap (nothing when it has ended). */
-  async advance(stream: AsyncIterator<string>): Promise<void> {
-    const next = await stream.next();
-    if (next.done) return;
-    this.heap.push({ key: dnKeyOfIndexKey(next.value), stream });
+  push(run: Run): void {
+    this.heap.push(run);
     this.up(this.heap.length - 1);
   }
 
-  pop(): Head | undefined {
+  pop(): Run | undefined {
     const top = this.heap[0];
     const last = this.heap.pop();
     if (top !== undefined && last !== undefined && this.heap.length > 0) {
@@ -226,7 +262,7 @@ class Heads {
   }
 
   private less(a: number, b: number): boolean {
-    return precedes(this.heap[a]!.key, this.heap[b]!.key);
+    return precedes(this.heap[a]!.head, this.heap[b]!.head);
   }
 
   private swap(a: number, b: number): void {

@@ -46,9 +46,6 @@ export type IndexHint =
 /** What a bind reads of its account (passwordsSync). */
 export const PASSWORD_ATTRIBUTE = 'userPassword';
 
-/** Entries read at once for a search whose candidates are known keys (the members of groups). */
-const KNOWN_BATCH = 64;
-
 /** Index keys read at once for an equality term (most values index one entry or a few). */
 const INDEX_BATCH = 64;
 /**
@@ -202,7 +199,7 @@ export class EntryReads {
   searchRecords(baseKey: string, scope: Scope, hint?: IndexHint): AsyncGenerator<EntryRecord> {
     if (scope === 'base') return this.base(baseKey);
     if (hint && ('membersOf' in hint || 'entries' in hint)) {
-      return this.known('membersOf' in hint ? this.memberships.members(hint.membersOf) : hint.entries, baseKey, scope);
+      return this.known('membersOf' in hint ? this.memberships.members(hint.membersOf) : [hint.entries], baseKey, scope);
     }
     const attribute = hint && typeKey('present' in hint ? hint.present : hint.equality.attribute);
     if (!hint || !attribute || !this.indexed.has(attribute) || ('present' in hint && attribute === 'objectclass')) {
@@ -311,28 +308,13 @@ export class EntryReads {
   }
 
   /**
-   * The entries of these dnKeys that exist and are in scope (a member DN need not name an
-   * entry), read KNOWN_BATCH at a time: one read for many entries, where a group's thousands
-   * of members would otherwise cost a trip to LevelDB's thread each.
+   * The entries of these dnKeys (a group's members, in batches, or one list) that exist and are
+   * in scope (a member DN need not name an entry), each read synchronously as entriesAt reads.
    */
-  private async *known(keys: Iterable<string> | AsyncIterable<string>, baseKey: string, scope: Scope): AsyncGenerator<EntryRecord> {
-    let batch: string[] = [];
-    for await (const key of keys) {
-      this.stats.indexKeysRead += 1;
-      if (!this.inScope(key, baseKey, scope)) continue;
-      batch.push(key);
-      if (batch.length < KNOWN_BATCH) continue;
-      yield* this.existingEntries(batch);
-      batch = [];
-    }
-    yield* this.existingEntries(batch);
-  }
-
-  private async *existingEntries(keys: readonly string[]): AsyncGenerator<EntryRecord> {
-    const records = await this.recordsByKey(keys);
-    for (let i = 0; i < keys.length; i += 1) {
-      const record = records[i];
-      if (record !== undefined) yield new EntryRecord(record, keys[i]);
+  private async *known(batches: AsyncIterable<readonly string[]> | Iterable<readonly string[]>, baseKey: string, scope: Scope): AsyncGenerator<EntryRecord> {
+    for await (const keys of batches) {
+      this.stats.indexKeysRead += keys.length;
+      for (const found of this.entriesAt(keys, baseKey, scope)) yield found;
     }
   }
 

@@ -1,6 +1,7 @@
 /** Attribute descriptions in filters: which values of an entry a description selects. */
 import { values, type Entry } from '../../store/entry.js';
-import type { KeepName } from '../../store/codec.js';
+import { KEEP_NONE, type KeepName } from '../../store/codec.js';
+import { MEMBER_OF } from '../../store/keys.js';
 import { typeKey } from '../../store/schema.js';
 import { SchemaMemo } from '../../store/schema/memo.js';
 import type { Filter } from '../../protocol/filter.js';
@@ -87,6 +88,8 @@ const typeTests = new SchemaMemo<KeepName>(256, 1024);
 export function filterReads(filter: Filter): KeepName | undefined {
   const types = filterTypes(filter);
   if (types === undefined) return undefined;
+  // memberOf is never stored: its items are tested from the memberships, not the record.
+  if ([...types].every((type) => type === MEMBER_OF)) return KEEP_NONE;
   const text = types.size === 1 ? `1:${[...types][0]!}` : JSON.stringify([...types].sort());
   return typeTests.get(text, () => readsTypes(types));
 }

@@ -7,7 +7,7 @@
  * the assertion control, the base entry must match it (assertionFailed), on every page of a
  * paged search.
  */
-import { normalizeDn, normalizedDnOf, parseDn, SUBSCHEMA_KEY, type Entry, type EntryRecord, type KeepName } from '../../store/index.js';
+import { KEEP_NONE, normalizeDn, normalizedDnOf, parseDn, SUBSCHEMA_KEY, type Entry, type EntryRecord, type KeepName } from '../../store/index.js';
 import { ResultCode, encodeSlicedSearchEntry } from '../../protocol/index.js';
 import { filterReads, indexHint, matcher, mentionsAttribute, needsMemberOfValues, resolveMemberships, withinHint, type MatchContext, type Memberships, type Truth } from '../filter/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
@@ -96,7 +96,7 @@ async function yieldTurn(walk: Walk, progress: Progress): Promise<void> {
 async function sendEntry(walk: Walk, { found, hasSubordinates, memberOf, readable }: Matched): Promise<void> {
   const { context, request, selection } = walk;
   const computed = computedAttributes(found.dn, selection, { typesOnly: request.typesOnly, hasSubordinates, memberOf });
-  const sliced = found.slices((name) => sendsAttribute(selection, readable, name));
+  const sliced = found.slices(selection.storedNone ? KEEP_NONE : (name) => sendsAttribute(selection, readable, name));
   await context.send(encodeSlicedSearchEntry(request.messageId, sliced, computed, request.typesOnly));
 }
 
@@ -104,9 +104,9 @@ async function sendEntry(walk: Walk, { found, hasSubordinates, memberOf, readabl
 async function check(walk: Walk, found: EntryRecord): Promise<Matched | undefined> {
   const { memberships, needsMemberOf } = walk;
   const key = memberships.tests.size > 0 || needsMemberOf ? (found.key ?? entryKeyOf(found.dn)) : undefined;
-  const normalized = key !== undefined ? normalizedDnOf(key) : walk.needsEntryDn ? normalizeDn(found.dn) : undefined;
+  // Without needsEntryDn (set for the children scope), readable() does not look at the DN (the admin, anonymous clients).
+  const normalized = walk.needsEntryDn ? (key !== undefined ? normalizedDnOf(key) : normalizeDn(found.dn)) : undefined;
   if (walk.request.scope === 'children' && normalized === walk.baseKey) return undefined;
-  // Without needsEntryDn, readable() does not look at the DN (the admin, anonymous clients).
   const view = readable(walk.context.session, normalized ?? '');
   const hasSubordinates = walk.needsSubordinates ? await walk.context.server.store.hasChildren(found.dn) : undefined;
   const memberOf = needsMemberOf ? await memberOfValues(walk.context.server, key!, found.dn) : undefined;

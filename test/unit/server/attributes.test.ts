@@ -16,3 +16,8 @@ test('a kept selection is that of its own list: no two lists share one', () => {
   assert.notEqual(odd, pair);
   assert.equal(parseSelection([]), all, 'the same list gets the kept selection');
 });
+
+test('storedNone: a selection of no stored attribute (1.1, memberOf alone), so a record\'s attributes need not be walked', () => {
+  for (const list of [['1.1'], ['memberOf'], ['MEMBEROF'], ['1.1', 'memberOf'], ['1.2.840.113556.1.2.102']]) assert.equal(parseSelection(list).storedNone, true, list.join(' '));
+  for (const list of [[], ['*'], ['+'], ['cn'], ['memberOf', 'cn'], ['1.1', '+']]) assert.equal(parseSelection(list).storedNone, false, list.join(' '));
+});

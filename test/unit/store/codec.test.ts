@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { decodeEntry, decodeValues, encodeEntry, recordDn, sliceRecord } from '../../../src/store/codec.js';
+import { decodeEntry, decodeValues, encodeEntry, KEEP_NONE, recordDn, sliceRecord } from '../../../src/store/codec.js';
 import { StoreError, values } from '../../../src/store/index.js';
 
 test('an entry record round-trips DN and values byte for byte', () => {
@@ -93,6 +93,7 @@ test('decodeEntry with a name test decodes only those attributes, in order, and 
   assert.equal(kept.dn, RECORDED.dn);
   assert.deepEqual(kept.attributes, [RECORDED.attributes[0], RECORDED.attributes[3], RECORDED.attributes[4]]);
   assert.deepEqual(decodeEntry(record, () => false).attributes, []);
+  assert.deepEqual(decodeEntry(record, KEEP_NONE), { dn: RECORDED.dn, attributes: [] }, 'KEEP_NONE: the DN alone, the attributes not walked');
   assert.deepEqual(decodeEntry(record, () => true), decodeEntry(record));
   assert.equal(recordDn(record), RECORDED.dn);
   for (let cut = 0; cut < record.byteLength; cut += 97) {
@@ -113,6 +114,8 @@ test('sliceRecord points at the DN and the kept attributes\' names and values in
   }
   assert.deepEqual(read, RECORDED.attributes.filter((attribute) => keep(attribute.name)));
   assert.equal(sliceRecord(record, () => false).partsLength, 0);
+  const dnOnly = sliceRecord(record, KEEP_NONE);
+  assert.deepEqual([dnOnly.partsLength, dnOnly.bytes.toString('utf8', dnOnly.dnStart, dnOnly.dnStart + dnOnly.dnLength)], [0, RECORDED.dn], 'KEEP_NONE: the DN alone');
   const many = { dn: 'cn=many,o=x', attributes: [{ name: 'description', values: Array.from({ length: 5000 }, (_, i) => Buffer.from(String(i))) }] };
   const sliced = sliceRecord(encodeEntry(many), () => true);
   assert.equal(sliced.partsLength, 3 + 2 * 5000, 'the scratch grows for a record of many values');

@@ -116,7 +116,7 @@ describe('groups in the store', () => {
   const direct = async (dn: string) => (await groupsOf(dn)).dns;
   const membersOf = async (...groups: string[]) => {
     const found: string[] = [];
-    for await (const member of store.memberships.members(groups.map(key))) found.push(member);
+    for await (const batch of store.memberships.members(groups.map(key))) found.push(...batch);
     return found;
   };
 
@@ -178,6 +178,15 @@ describe('groups in the store', () => {
     ].sort(), 'members of several groups: each once, in key order');
     assert.equal(store.memberships.isMember(key(userDn(1)), key(groupDn('a'))), true);
     assert.equal(store.memberships.isMember(key(userDn(1)), key(groupDn('b'))), false);
+  });
+
+  test('members of groups larger than one read: every batch merged, each member once, in key order', async () => {
+    const memberDn = (n: number) => `uid=m.${n},ou=People,dc=example,dc=com`;
+    const range = (from: number, to: number) => Array.from({ length: to - from }, (_, n) => memberDn(from + n));
+    await store.add(group('x', range(0, 300)), ADMIN);
+    await store.add(group('y', range(150, 450)), ADMIN);
+    assert.deepEqual(await membersOf(groupDn('x')), range(0, 300).map(key).sort(), 'one group over two reads of 256');
+    assert.deepEqual(await membersOf(groupDn('x'), groupDn('y')), range(0, 450).map(key).sort(), 'two groups sharing 150 members');
   });
 
   test('a search hinted by groups\' members reads only them, in scope, existing ones only', async () => {

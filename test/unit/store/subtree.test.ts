@@ -53,7 +53,7 @@ async function memberOf(store: DirectoryStore, dn: string): Promise<string[]> {
 /** The members of a group read from its memberof keys (memberOf's index), as dnKeys. */
 async function members(store: DirectoryStore, dn: string): Promise<string[]> {
   const found: string[] = [];
-  for await (const member of store.memberships.members([key(dn)])) found.push(member);
+  for await (const batch of store.memberships.members([key(dn)])) found.push(...batch);
   return found.sort();
 }
 

@@ -1,7 +1,7 @@
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
 import { build, compileFilter, filterReads, filterToString, matcher, matches, mentionsAttribute, type Filter, type MatchContext, type Truth } from '../../../../src/server/filter/index.js';
-import { decodeEntry, encodeEntry } from '../../../../src/store/codec.js';
+import { decodeEntry, encodeEntry, KEEP_NONE } from '../../../../src/store/codec.js';
 import type { Entry } from '../../../../src/store/index.js';
 import { entry, person } from '../../../helpers/store.js';
 
@@ -328,6 +328,19 @@ describe('filter evaluation: on the attributes the filter reads only (filterRead
   test('a filter that may read any attribute (an extensible match without a type) reads them all', () => {
     assert.equal(filterReads(extensible('Admins', { rule: 'caseIgnoreMatch' })), undefined);
     assert.equal(filterReads(and(present('cn'), not(extensible('x', { rule: 'caseIgnoreMatch' })))), undefined);
+  });
+
+  test('a filter reading memberOf alone (computed, never stored) decodes no attribute; with another type it reads that type', () => {
+    const memberOf = (group: string) => equality('memberOf', `cn=${group},ou=Groups,dc=example,dc=com`);
+    const context = { memberOf: [Buffer.from('cn=a,ou=Groups,dc=example,dc=com')] };
+    for (const filter of [memberOf('a'), and(memberOf('a'), not(memberOf('b'))), present('MEMBEROF')]) {
+      assert.equal(filterReads(filter), KEEP_NONE, filterToString(filter));
+      const projected = decodeEntry(encodeEntry(user), filterReads(filter));
+      assert.deepEqual(projected, { dn: user.dn, attributes: [] });
+      assert.equal(matches(filter, projected, context), matches(filter, user, context), filterToString(filter));
+    }
+    assert.notEqual(filterReads(and(memberOf('a'), equality('uid', 'user.1'))), KEEP_NONE);
+    assert.equal(filterReads(and(memberOf('a'), equality('uid', 'user.1')))!('uid'), true);
   });
 
   test('the same types give the same test; a name is of a type by any alias or case, with options', () => {

@@ -43,8 +43,11 @@ export interface OperationContext {
   readonly session: Session;
   /** Fires when the operation is abandoned or the connection closes. */
   readonly signal: OperationSignal;
-  /** Sends one message (e.g. a search entry), waiting while the socket is full. */
-  send(message: Buffer): Promise<void>;
+  /**
+   * Sends one message (e.g. a search entry): undefined when the socket took it, else a promise to
+   * wait on while the socket is full (a search's thousands of entries need not cost a promise each).
+   */
+  send(message: Buffer): Promise<void> | undefined;
   /** When the operation started (performance.now()): its latency for monitoring. */
   readonly started: number;
 }

@@ -92,25 +92,52 @@ async function yieldTurn(walk: Walk, progress: Progress): Promise<void> {
   progress.sliceStart = performance.now();
 }
 
-/** The entry's answer, copied from its record's bytes: only its DN and the attributes sent are read. */
-async function sendEntry(walk: Walk, { found, hasSubordinates, memberOf, readable }: Matched): Promise<void> {
+/**
+ * The entry's answer, copied from its record's bytes: only its DN and the attributes sent are
+ * read. Undefined when the socket took it; else a promise to wait on (context.send).
+ */
+function sendEntry(walk: Walk, { found, hasSubordinates, memberOf, readable }: Matched): Promise<void> | undefined {
   const { context, request, selection } = walk;
   const computed = computedAttributes(found.dn, selection, { typesOnly: request.typesOnly, hasSubordinates, memberOf });
   const sliced = found.slices(selection.storedNone ? KEEP_NONE : (name) => sendsAttribute(selection, readable, name));
-  await context.send(encodeSlicedSearchEntry(request.messageId, sliced, computed, request.typesOnly));
+  return context.send(encodeSlicedSearchEntry(request.messageId, sliced, computed, request.typesOnly));
 }
 
-/** The entry with its hasSubordinates and memberOf (when needed) if it matches the search, else undefined. */
-async function check(walk: Walk, found: EntryRecord): Promise<Matched | undefined> {
-  const { memberships, needsMemberOf } = walk;
-  const key = memberships.tests.size > 0 || needsMemberOf ? (found.key ?? entryKeyOf(found.dn)) : undefined;
-  // Without needsEntryDn (set for the children scope), readable() does not look at the DN (the admin, anonymous clients).
-  const normalized = walk.needsEntryDn ? (key !== undefined ? normalizedDnOf(key) : normalizeDn(found.dn)) : undefined;
-  if (walk.request.scope === 'children' && normalized === walk.baseKey) return undefined;
-  const view = readable(walk.context.session, normalized ?? '');
+/** The entry's dnKey when the filter's memberships or its memberOf values need it. */
+function keyFor(walk: Walk, found: EntryRecord): string | undefined {
+  return walk.memberships.tests.size > 0 || walk.needsMemberOf ? (found.key ?? entryKeyOf(found.dn)) : undefined;
+}
+
+/**
+ * The entry with its hasSubordinates and memberOf (when needed) if it matches the search, else
+ * undefined; synchronous unless one of those is needed (a promise per entry otherwise).
+ */
+function check(walk: Walk, found: EntryRecord): Matched | undefined | Promise<Matched | undefined> {
+  const key = keyFor(walk, found);
+  if (!walk.needsSubordinates && !walk.needsMemberOf) return tested(walk, found, key, undefined, undefined);
+  return checkComputed(walk, found, key);
+}
+
+async function checkComputed(walk: Walk, found: EntryRecord, key: string | undefined): Promise<Matched | undefined> {
+  if (walk.request.scope === 'children' && dnOf(walk, found, key) === walk.baseKey) return undefined;
   const hasSubordinates = walk.needsSubordinates ? await walk.context.server.store.hasChildren(found.dn) : undefined;
-  const memberOf = needsMemberOf ? await memberOfValues(walk.context.server, key!, found.dn) : undefined;
-  const context = { hasSubordinates, memberOf, ...(key !== undefined && { memberships: { tests: memberships.tests, key } }) };
+  const memberOf = walk.needsMemberOf ? await memberOfValues(walk.context.server, key!, found.dn) : undefined;
+  return tested(walk, found, key, hasSubordinates, memberOf);
+}
+
+/** The entry's normalized DN when access or the children scope look at it (needsEntryDn), else undefined. */
+function dnOf(walk: Walk, found: EntryRecord, key: string | undefined): string | undefined {
+  if (!walk.needsEntryDn) return undefined;
+  return key !== undefined ? normalizedDnOf(key) : normalizeDn(found.dn);
+}
+
+/** The filter's answer on the entry as its viewer may see it, with the computed values given. */
+function tested(walk: Walk, found: EntryRecord, key: string | undefined, hasSubordinates: boolean | undefined, memberOf: Buffer[] | undefined): Matched | undefined {
+  const normalized = dnOf(walk, found, key);
+  if (walk.request.scope === 'children' && normalized === walk.baseKey) return undefined;
+  // Without needsEntryDn, readable() does not look at the DN (the admin, anonymous clients).
+  const view = readable(walk.context.session, normalized ?? '');
+  const context = { hasSubordinates, memberOf, ...(key !== undefined && { memberships: { tests: walk.memberships.tests, key } }) };
   const entry = walk.filterReads ? found.project(walk.filterReads) : found.entry();
   const match = walk.test(filterView(entry, view), context) === true;
   return match ? { found, hasSubordinates, memberOf, readable: view } : undefined;
@@ -135,7 +162,8 @@ async function walkEntries(walk: Walk, source: AsyncGenerator<EntryRecord>, pagi
       const stop = pace(walk, progress, sent);
       if (stop) return stop;
       if (walk.context.server.scheduler.due(progress.sliceStart)) await yieldTurn(walk, progress);
-      const matched = await check(walk, next.value);
+      const checked = check(walk, next.value);
+      const matched = checked instanceof Promise ? await checked : checked;
       if (!matched) continue;
       if (paging?.totalLimit && paging.sentBefore + sent >= paging.totalLimit) {
         return { code: ResultCode.sizeLimitExceeded, entries: sent };
@@ -145,7 +173,8 @@ async function walkEntries(walk: Walk, source: AsyncGenerator<EntryRecord>, pagi
         return pagedReply(walk.context, paging, { source, next: matched }, sent, progress.cost);
       }
       if (walk.sizeLimit && sent >= walk.sizeLimit) return { code: ResultCode.sizeLimitExceeded, entries: sent };
-      await sendEntry(walk, matched);
+      const sending = sendEntry(walk, matched);
+      if (sending) await sending;
       sent += 1;
     }
     return paging ? pagedReply(walk.context, paging, undefined, sent, progress.cost) : { code: ResultCode.success, entries: sent };

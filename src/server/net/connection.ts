@@ -85,7 +85,7 @@ export class Connection implements MonitoredConnection {
   private opsCompleted = 0;
   private readonly listener: string;
   /** What handlers send through OperationContext.send: search entries, held with the response that follows (coalesceWrites). */
-  private readonly sendEntry = (message: Buffer): Promise<void> => {
+  private readonly sendEntry = (message: Buffer): Promise<void> | undefined => {
     this.stats.add(SLOT.entriesSent);
     return this.writer.sendPart(message);
   };

@@ -24,13 +24,18 @@ export class SocketWriter {
   constructor(public socket: Socket, private readonly stats: ThreadStats, private readonly stalled: () => void, private readonly closing: () => boolean) {}
 
   /**
-   * Writes one message; waits while the socket's buffer is full. A connection the client has
-   * closed (or reset) ends the operation quietly, as an abandon does.
+   * Writes one message: undefined when the socket's buffer took it, else a promise that resolves
+   * when the buffer has drained. A connection the client has closed (or reset) ends the operation
+   * quietly, as an abandon does (thrown, or the promise rejects).
    */
-  async send(message: Buffer): Promise<void> {
+  send(message: Buffer): Promise<void> | undefined {
     if (this.socket.destroyed) throw new Abandoned();
     this.stats.sent(message.length);
-    if (this.socket.write(message)) return;
+    if (this.socket.write(message)) return undefined;
+    return this.afterDrain();
+  }
+
+  private async afterDrain(): Promise<void> {
     await this.drained();
     if (this.socket.destroyed || this.closing()) throw new Abandoned();
   }
@@ -58,7 +63,7 @@ export class SocketWriter {
   }
 
   /** A message before an operation's response (a search's entries): held with what follows it in this turn (coalesceWrites). */
-  sendPart(message: Buffer): Promise<void> {
+  sendPart(message: Buffer): Promise<void> | undefined {
     this.coalesceWrites();
     return this.send(message);
   }

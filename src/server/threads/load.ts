@@ -1,19 +1,22 @@
 /**
- * The operations in flight on one serving thread, by weight (a search weighs one per 256 filter
+ * The operations in flight on one serving thread, by weight (a search weighs one per 128 filter
  * terms, anything else one: weightOf below), under THREAD_BUDGET. A connection with nothing in
  * flight may always start one operation, so every connection goes on; beyond the budget the
  * others wait until operations finish. So the decoded requests a thread holds are bounded
- * whatever number of connections sends them: about THREAD_BUDGET x 256 filter terms
- * (some 120 MB of decoded filters at the most), plus one operation per connection.
+ * whatever number of connections sends them: about THREAD_BUDGET x 128 filter terms
+ * (some 45 MB of decoded and compiled filters at the most: about 0.7 KB a substring term),
+ * plus one operation per connection.
  */
 import type { AnsweredRequest } from '../dispatch.js';
 
 /**
  * A search counts as one operation in flight per this many filter terms (at least one), so a
  * connection's filters in flight hold at most about maxOutstanding x TERMS_PER_OPERATION terms in
- * memory (a 9,999-term filter takes 6.6 MB decoded and compiled); a heavier one runs alone.
+ * memory (a 9,999-term filter takes 6.6 MB decoded and compiled); a heavier one runs alone. 128:
+ * with 256, 300 connections queuing 255-term searches grew the server by 473-506 MB, past the
+ * suite's 500 MB bound (test/integration/serve-expensive-searches.test.ts).
  */
-const TERMS_PER_OPERATION = 256;
+const TERMS_PER_OPERATION = 128;
 
 /** An operation's weight: a search's by its filter's terms, any other 1. */
 export function weightOf(request: AnsweredRequest): number {

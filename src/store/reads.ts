@@ -309,12 +309,18 @@ export class EntryReads {
 
   /**
    * The entries of these dnKeys (a group's members, in batches, or one list) that exist and are
-   * in scope (a member DN need not name an entry), each read synchronously as entriesAt reads.
+   * in scope (a member DN need not name an entry), each read synchronously as entriesAt reads,
+   * but only when the walk asks for it: a long list is read at the walk's pace, its turns of the
+   * thread between entries.
    */
   private async *known(batches: AsyncIterable<readonly string[]> | Iterable<readonly string[]>, baseKey: string, scope: Scope): AsyncGenerator<EntryRecord> {
     for await (const keys of batches) {
-      this.stats.indexKeysRead += keys.length;
-      for (const found of this.entriesAt(keys, baseKey, scope)) yield found;
+      for (const key of keys) {
+        this.stats.indexKeysRead += 1;
+        if (!this.inScope(key, baseKey, scope)) continue;
+        const found = this.cachedRecordAt(key);
+        if (found) yield found;
+      }
     }
   }
 

@@ -198,6 +198,16 @@ describe('groups in the store', () => {
     assert.equal(store.stats.entriesRead - before, 2, 'an index lookup: only the members in scope are read, not the 6 users');
   });
 
+  test('a search of a group\'s members reads each member\'s record only when the walk asks for the next', async () => {
+    await store.add(group('all', Array.from({ length: 6 }, (_, n) => userDn(n))), ADMIN);
+    const before = store.stats.entriesRead;
+    for await (const candidate of store.search(PEOPLE_DN, 'sub', { membersOf: [key(groupDn('all'))] })) {
+      assert.equal(candidate.dn, userDn(0));
+      break;
+    }
+    assert.equal(store.stats.entriesRead - before, 1, 'the walk stopped after the first: one record read, not the batch of 6');
+  });
+
   test('deleting a member removes it from every group naming it, in the same write', async () => {
     await store.add(group('a', [userDn(1), userDn(2)]), ADMIN);
     await store.add(group('u', [`${userDn(1)}#'1'B`, userDn(3)], 'groupOfUniqueNames'), ADMIN);

@@ -243,7 +243,7 @@ let partsScratch: Int32Array = new Int32Array(PARTS_INITIAL);
 export function sliceRecord(buffer: Buffer, keep: KeepName): SlicedEntry {
   if (partsScratch.length > PARTS_KEPT) partsScratch = new Int32Array(PARTS_INITIAL);
   try {
-    return keep === KEEP_NONE ? dnSlice(buffer) : slices(buffer, keep);
+    return slices(buffer, keep);
   } catch (error) {
     throw corrupt(error);
   }
@@ -259,20 +259,12 @@ function room(used: number, more: number): Int32Array {
   return partsScratch;
 }
 
-/** Where the record's DN lies, and no attribute. */
-function dnSlice(buffer: Buffer): SlicedEntry {
-  const offset = afterFormat(buffer);
-  const dnLength = u32At(buffer, offset);
-  const dnStart = offset + 4;
-  if (dnStart + dnLength > buffer.length) throw truncated();
-  return { bytes: buffer, dnStart, dnLength, parts: partsScratch, partsLength: 0 };
-}
-
 function slices(buffer: Buffer, keep: KeepName): SlicedEntry {
   let offset = afterFormat(buffer);
   const dnLength = u32At(buffer, offset);
   const dnStart = offset + 4;
   if (dnStart + dnLength > buffer.length) throw truncated();
+  if (keep === KEEP_NONE) return { bytes: buffer, dnStart, dnLength, parts: partsScratch, partsLength: 0 };
   offset = dnStart + dnLength;
   const count = u16At(buffer, offset);
   offset += 2;

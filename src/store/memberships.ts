@@ -64,7 +64,7 @@ export class Memberships {
    * (for a write): read through a new one.
    */
   async direct(member: string, fresh = false): Promise<Group[]> {
-    if (fresh) return this.read(membershipsRange(member), this.db.iterator(allMembershipsRange()), true);
+    if (fresh) return this.read(membershipsRange(member), this.db.iterator(membershipsRange(member)), true);
     const kept = this.answers.get(member);
     if (kept) return kept.slice();
     const stamp = this.answers.begin();

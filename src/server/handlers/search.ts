@@ -114,15 +114,25 @@ function keyFor(walk: Walk, found: EntryRecord): string | undefined {
  */
 function check(walk: Walk, found: EntryRecord): Matched | undefined | Promise<Matched | undefined> {
   const key = keyFor(walk, found);
-  if (!walk.needsSubordinates && !walk.needsMemberOf) return tested(walk, found, key, undefined, undefined);
-  return checkComputed(walk, found, key);
+  const normalized = dnOf(walk, found, key);
+  if (walk.request.scope === 'children' && normalized === walk.baseKey) return undefined;
+  const seen = { found, key, normalized };
+  if (!walk.needsSubordinates && !walk.needsMemberOf) return tested(walk, seen, undefined, undefined);
+  return checkComputed(walk, seen);
 }
 
-async function checkComputed(walk: Walk, found: EntryRecord, key: string | undefined): Promise<Matched | undefined> {
-  if (walk.request.scope === 'children' && dnOf(walk, found, key) === walk.baseKey) return undefined;
+/** An entry being checked: its record, its dnKey (keyFor) and its normalized DN (dnOf). */
+interface Seen {
+  readonly found: EntryRecord;
+  readonly key: string | undefined;
+  readonly normalized: string | undefined;
+}
+
+async function checkComputed(walk: Walk, seen: Seen): Promise<Matched | undefined> {
+  const { found, key } = seen;
   const hasSubordinates = walk.needsSubordinates ? await walk.context.server.store.hasChildren(found.dn) : undefined;
   const memberOf = walk.needsMemberOf ? await memberOfValues(walk.context.server, key!, found.dn) : undefined;
-  return tested(walk, found, key, hasSubordinates, memberOf);
+  return tested(walk, seen, hasSubordinates, memberOf);
 }
 
 /** The entry's normalized DN when access or the children scope look at it (needsEntryDn), else undefined. */
@@ -132,9 +142,7 @@ function dnOf(walk: Walk, found: EntryRecord, key: string | undefined): string |
 }
 
 /** The filter's answer on the entry as its viewer may see it, with the computed values given. */
-function tested(walk: Walk, found: EntryRecord, key: string | undefined, hasSubordinates: boolean | undefined, memberOf: Buffer[] | undefined): Matched | undefined {
-  const normalized = dnOf(walk, found, key);
-  if (walk.request.scope === 'children' && normalized === walk.baseKey) return undefined;
+function tested(walk: Walk, { found, key, normalized }: Seen, hasSubordinates: boolean | undefined, memberOf: Buffer[] | undefined): Matched | undefined {
   // Without needsEntryDn, readable() does not look at the DN (the admin, anonymous clients).
   const view = readable(walk.context.session, normalized ?? '');
   const context = { hasSubordinates, memberOf, ...(key !== undefined && { memberships: { tests: walk.memberships.tests, key } }) };

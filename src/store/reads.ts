@@ -16,7 +16,7 @@ import type { Db } from './level.js';
 import type { Memberships } from './memberships.js';
 import { normalizeValue } from './normalize.js';
 import { typeKey } from './schema.js';
-import { EQUALITY_CACHE_KEYS, EqualityCache, RecordCache } from './stamped-cache.js';
+import { BASE_CACHE_KEYS, EQUALITY_CACHE_KEYS, EqualityCache, RecordCache, StampedCache } from './stamped-cache.js';
 import { KeptIterators } from './kept-iterators.js';
 import { hashKey, type SharedTable } from './shared-table.js';
 
@@ -61,6 +61,8 @@ export interface StoreStats {
   /** Entry records read synchronously and found in the cache of recent records, and those read from LevelDB while it was on. */
   recordCacheHits: number;
   recordCacheMisses: number;
+  /** Search bases found in the cache of bases known to exist. */
+  baseCacheHits: number;
 }
 
 /**
@@ -75,11 +77,13 @@ function isFirstValue(entry: Entry, attribute: string, current: string): boolean
 }
 
 export class EntryReads {
-  readonly stats: StoreStats = { entriesRead: 0, indexKeysRead: 0, recordCacheHits: 0, recordCacheMisses: 0 };
+  readonly stats: StoreStats = { entriesRead: 0, indexKeysRead: 0, recordCacheHits: 0, recordCacheMisses: 0, baseCacheHits: 0 };
   /** Recent equality lookups, kept while no write finishes (this thread's). */
   private readonly equalityCache: EqualityCache;
   /** Iterators over the equality index, kept between the lookups that miss the cache (this thread's). */
   private readonly indexIterators: KeptIterators<string>;
+  /** The dnKeys of recent search bases that exist, kept while no write finishes (this thread's). */
+  private readonly bases: StampedCache<true>;
   /** Recent entry records, kept while no write finishes (this thread's); none when the directory does not fit (level.ts, entryCacheBytes). */
   private readonly recordCache: RecordCache | undefined;
 
@@ -93,6 +97,7 @@ export class EntryReads {
     private readonly tables: SharedTables = {},
   ) {
     this.equalityCache = new EqualityCache(settled);
+    this.bases = new StampedCache(settled, BASE_CACHE_KEYS);
     this.indexIterators = new KeptIterators(() => db.keys(indexesRange()), settled);
     this.recordCache = entryCacheBytes > 0 ? new RecordCache(settled, entryCacheBytes) : undefined;
   }
@@ -129,6 +134,22 @@ export class EntryReads {
     const record = this.db.getSync(entryKey(key));
     if (record !== undefined) cache.keep(key, record, stamp);
     return record;
+  }
+
+  /**
+   * Whether an entry is at this dnKey, read synchronously: a search's base, asked again and again
+   * (a base found is kept until a write finishes; without the record cache a LevelDB read is about
+   * 2 µs, docs/performance.md, "A search's base").
+   */
+  existsSync(key: string): boolean {
+    if (this.bases.get(key) === true) {
+      this.stats.baseCacheHits += 1;
+      return true;
+    }
+    const stamp = this.bases.begin();
+    if (this.recordSync(key) === undefined) return false;
+    this.bases.keep(key, true, stamp);
+    return true;
   }
 
   /** The entry at this dnKey, read synchronously (see recordSync). */

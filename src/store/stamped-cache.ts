@@ -5,7 +5,7 @@
  * the count after the read began, so that answer is never kept. Past the capacity the oldest
  * answers go first (kept first, not used last: a hit costs one Map read).
  *
- * Two are kept (store.ts): recent answers of the equality index, the dnKeys under one
+ * Three are kept (reads.ts): recent answers of the equality index, the dnKeys under one
  * attribute's value, so that a repeated `(uid=user.N)` reads no index keys (a LevelDB iterator
  * costs a trip to the thread pool); and recent entry records, so that the entry a search or a bind
  * reads again is one Map read instead of a LevelDB read (a few µs each, twice per search: the base
@@ -16,6 +16,8 @@
 export const EQUALITY_CACHE_ANSWERS = 16_384;
 /** The most keys one kept answer holds (a unique attribute has one; objectClass=person has them all). */
 export const EQUALITY_CACHE_KEYS = 16;
+/** Search bases known to exist, kept per thread (a directory has few: its naming contexts and their branches). */
+export const BASE_CACHE_KEYS = 256;
 /** What a kept record costs beyond its bytes (the Buffer object, the key, the Map's slot). */
 export const RECORD_OVERHEAD = 160;
 /** Record lookups over which the record cache counts the records it pushed out. */

@@ -220,7 +220,7 @@ export class DirectoryStore {
    * closest ancestor only when it is missing.
    */
   async requireExists(dn: Dn, message = '', key = dnKey(dn)): Promise<void> {
-    if (this.reads.recordSync(key) === undefined) throw await this.missing(dn, message);
+    if (!this.reads.existsSync(key)) throw await this.missing(dn, message);
   }
 
   private async missing(dn: Dn, message: string): Promise<DirectoryError> {

@@ -177,3 +177,33 @@ describe('entryCacheBytes: the entry cache only for a directory it can hold', ()
     }
   });
 });
+
+describe('DirectoryStore: the search bases known to exist', () => {
+  test('without the record cache, a base found is not read again until a write finishes; a deleted base is missing at once', async () => {
+    const dir = await tempDir();
+    try {
+      await (await peopleStore(dir.path, 2)).close();
+      const store = await DirectoryStore.open(dir.path, { entryCacheBytes: 0 });
+      try {
+        const people = parseDn('ou=People,dc=example,dc=com');
+        const user = parseDn('uid=user.1,ou=People,dc=example,dc=com');
+        await store.requireExists(people);
+        await store.requireExists(user);
+        const hits = store.stats.baseCacheHits;
+        await store.requireExists(people);
+        await store.requireExists(user);
+        assert.equal(store.stats.baseCacheHits, hits + 2, 'both answered from the bases kept');
+        await deleteEntry(store, user);
+        await assert.rejects(store.requireExists(user), (error: Error & { code?: number }) => error.code === 32, 'noSuchObject');
+        await store.requireExists(people);
+        assert.equal(store.stats.baseCacheHits, hits + 2, 'the delete let every kept base go: People read again');
+        await store.requireExists(people);
+        assert.equal(store.stats.baseCacheHits, hits + 3);
+      } finally {
+        await store.close();
+      }
+    } finally {
+      await dir.remove();
+    }
+  });
+});

@@ -32,6 +32,9 @@ export interface SharedTables {
 
 export type Scope = 'base' | 'one' | 'sub';
 
+/** A search's candidates: read as they come (an async generator over LevelDB), or known at once (an iterator over them). */
+export type RecordSource = AsyncGenerator<EntryRecord> | IterableIterator<EntryRecord>;
+
 /**
  * A search term the store can answer from an index instead of scanning: an equality or presence
  * on an indexed attribute; the members of groups (dnKeys: memberOf, through nesting or not);
@@ -215,9 +218,12 @@ export class EntryReads {
   /**
    * The candidates of `search` under the entry of this dnKey, as records (entry-record.ts): a
    * search decodes only what it needs. It hands over the one generator that reads them (a
-   * generator around it would cost its own promises for every entry).
+   * generator around it would cost its own promises for every entry), or, when they are known
+   * without a read that waits (a base search, an equality answer kept), an iterator over them: an
+   * async generator costs a promise and a turn of the loop per step, 1.3 KB of a one-entry
+   * search's 15 KB of garbage (docs/performance.md, "A search's base, and answers known at once").
    */
-  searchRecords(baseKey: string, scope: Scope, hint?: IndexHint): AsyncGenerator<EntryRecord> {
+  searchRecords(baseKey: string, scope: Scope, hint?: IndexHint): RecordSource {
     if (scope === 'base') return this.base(baseKey);
     if (hint && ('membersOf' in hint || 'entries' in hint)) {
       return this.known('membersOf' in hint ? this.memberships.members(hint.membersOf) : [hint.entries], baseKey, scope);
@@ -226,13 +232,19 @@ export class EntryReads {
     if (!hint || !attribute || !this.indexed.has(attribute) || ('present' in hint && attribute === 'objectclass')) {
       return scope === 'one' ? this.children(baseKey) : this.subtreeRecords(baseKey);
     }
-    if ('equality' in hint) return this.equal(equalityRange(attribute, normalizeValue(attribute, hint.equality.value)), baseKey, scope);
+    if ('equality' in hint) return this.equality(equalityRange(attribute, normalizeValue(attribute, hint.equality.value)), baseKey, scope);
     return this.present(attribute, baseKey, scope);
   }
 
-  private async *base(key: string): AsyncGenerator<EntryRecord> {
+  private base(key: string): IterableIterator<EntryRecord> {
     const found = this.recordAt(key);
-    if (found) yield found;
+    return (found ? [found] : []).values();
+  }
+
+  /** The entries in scope under one value's index keys: at once when this thread's cache or the shared equality table has the answer, else read (equal). */
+  private equality(range: { gte: string; lt: string }, baseKey: string, scope: Scope): RecordSource {
+    const kept = this.equalityCache.get(range.gte) ?? this.sharedAnswer(range.gte);
+    return kept ? this.entriesAt(kept, baseKey, scope).values() : this.equal(range, baseKey, scope);
   }
 
   private async *present(attribute: string, baseKey: string, scope: Scope): AsyncGenerator<EntryRecord> {
@@ -254,17 +266,13 @@ export class EntryReads {
   }
 
   /**
-   * The entries in scope under the index keys of one value. The keys are read INDEX_BATCH at a
-   * time (the usual one or few in a single trip to LevelDB's thread), or not at all when this
-   * thread's cache or the shared equality table has the answer (stamped-cache.ts, shared-table.ts);
-   * each entry is read synchronously, as a bind reads (one cached read costs less than a hop).
+   * The entries in scope under the index keys of one value whose answer is not kept (equality):
+   * the keys are read INDEX_BATCH at a time (the usual one or few in a single trip to LevelDB's
+   * thread) and the answer kept in this thread's cache and the shared equality table
+   * (stamped-cache.ts, shared-table.ts); each entry is read synchronously, as a bind reads (one
+   * cached read costs less than a hop).
    */
   private async *equal(range: { gte: string; lt: string }, baseKey: string, scope: Scope): AsyncGenerator<EntryRecord> {
-    const kept = this.equalityCache.get(range.gte) ?? this.sharedAnswer(range.gte);
-    if (kept) {
-      for (const found of this.entriesAt(kept, baseKey, scope)) yield found;
-      return;
-    }
     const stamp = this.equalityCache.begin();
     const hash = hashKey(range.gte);
     const mark = this.tables.equalities?.markOf(hash);

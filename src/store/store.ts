@@ -10,7 +10,6 @@ import { join } from 'node:path';
 import { del, put, alreadyExists, entryOps, needsNewSuffix, storedForm, type BatchOp } from './batch-ops.js';
 import { formatDn, parseDn, type Dn } from './dn.js';
 import type { Entry } from './entry.js';
-import type { EntryRecord } from './entry-record.js';
 import { DirectoryError, StaleCopy } from './errors.js';
 import { DEFAULT_INDEXES } from './indexes.js';
 import { ancestorKeys, childrenRange, dnKey, dnKeyOfEntryKey, entriesRange, entryKey, equalityPrefixOfKey, metaKey, suffixKey, ALL_KEYS, ENTRY_KEYS, NO_KEYS, suffixesRange } from './keys.js';
@@ -19,7 +18,7 @@ import { Memberships } from './memberships.js';
 import { KeyedMutex, SharedSlots, type HeldLocks } from './mutex.js';
 import { SharedTable } from './shared-table.js';
 import { walkPasswords, type WalkTurns } from './password-walk.js';
-import { EntryReads, type IndexHint, type Scope, type StoreStats } from './reads.js';
+import { EntryReads, type IndexHint, type RecordSource, type Scope, type StoreStats } from './reads.js';
 import { WriteRecovery, type RecoveryDb } from './recovery.js';
 import type { RunOp } from './run-files.js';
 import type { RecordStats, SharedFailures, SystemOfRecord } from './system-of-record.js';
@@ -464,7 +463,7 @@ export class DirectoryStore {
   }
 
   /** The same candidates under the entry of this dnKey, as records decoded only as far as the caller asks (entry-record.ts). */
-  searchRecords(baseKey: string, scope: Scope, hint?: IndexHint): AsyncGenerator<EntryRecord> {
+  searchRecords(baseKey: string, scope: Scope, hint?: IndexHint): RecordSource {
     return this.reads.searchRecords(baseKey, scope, hint);
   }
 

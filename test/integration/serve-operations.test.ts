@@ -412,6 +412,22 @@ describe('leveldap serve with the OpenLDAP clients', { skip }, () => {
       assert.equal(found.length, 2);
     });
 
+    test('an equality answer known at once (read before, kept) pages like one read: page size 1, every entry once, twice over; a paged base search', async () => {
+      const counts = new Map<string, number>();
+      for (const entry of generated) for (const sn of valuesOf(entry, 'sn')) counts.set(sn, (counts.get(sn) ?? 0) + 1);
+      const [sn] = [...counts].find(([, count]) => count >= 2 && count <= 16) ?? [];
+      assert.ok(sn, 'some sn shared by 2-16 users');
+      const expected = generated.filter((entry) => valuesOf(entry, 'sn').includes(sn)).map((entry) => entry.dn.toLowerCase()).sort();
+      for (const round of [1, 2]) {
+        const { code, entries: found, stderr } = await entries(['-E', 'pr=1/noprompt', '-b', PEOPLE, `(sn=${sn})`, 'sn'], admin);
+        assert.equal(code, 0, stderr);
+        assert.deepEqual(found.map((entry) => entry.dn.toLowerCase()).sort(), expected, `round ${round}`);
+      }
+      const base = await entries(['-E', 'pr=1/noprompt', '-s', 'base', '-b', userDn(3), '1.1'], admin);
+      assert.equal(base.code, 0, base.stderr);
+      assert.deepEqual(base.entries.map((entry) => entry.dn), [userDn(3)]);
+    });
+
     test('no such base: exit 32 with the matched DN', async () => {
       const result = await ldapTool('ldapsearch', server.url, ['-b', `uid=nobody,${PEOPLE}`]);
       assert.equal(result.code, 32, result.stderr);

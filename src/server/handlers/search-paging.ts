@@ -1,5 +1,5 @@
 /** The simple paged results control (RFC 2696) on the search side: reading it and answering it. */
-import { DirectoryError, normalizeDn, type EntryRecord } from '../../store/index.js';
+import { DirectoryError, normalizeDn, type RecordSource } from '../../store/index.js';
 import { ResultCode, decodePagedResults, encodePagedResults, PAGED_RESULTS_OID } from '../../protocol/index.js';
 import { filterToString } from '../filter/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
@@ -11,7 +11,7 @@ export interface Paging {
   readonly size: number;
   readonly signature: string;
   /** The iterator of the search this cookie continues. */
-  readonly resumed?: AsyncGenerator<EntryRecord>;
+  readonly resumed?: RecordSource;
   readonly carried: readonly Matched[];
   /** Entries sent on earlier pages, and the limit over all pages (0: none; see PagedLimits). */
   readonly sentBefore: number;
@@ -43,11 +43,11 @@ export function pagingOf(request: SearchRequest, context: OperationContext, limi
   if (cookie.byteLength === 0) return size === 0 ? finished() : { size: pageSize, signature, carried: [], sentBefore: 0, totalLimit, costBefore: 0 };
   const open = context.session.paged.take(cookie);
   if (!open || open.signature !== signature) {
-    void open?.entries.return(undefined);
+    void open?.entries.return?.(undefined);
     throw new DirectoryError('unwillingToPerform', 'paged results cookie is invalid');
   }
   if (size === 0) {
-    void open.entries.return(undefined);
+    void open.entries.return?.(undefined);
     return finished();
   }
   return { size: pageSize, signature, resumed: open.entries, carried: open.carried, sentBefore: open.sentBefore, totalLimit, costBefore: open.costBefore };
@@ -68,7 +68,7 @@ function pagedControl(cookie: Buffer) {
 
 /** The end of a page: a cookie to continue when more entries remain, an empty one when done. `cost`: the search's so far. */
 export function pagedReply(
-  context: OperationContext, paging: Paging, more: { source: AsyncGenerator<EntryRecord>; next: Matched } | undefined, sent: number, cost: number,
+  context: OperationContext, paging: Paging, more: { source: RecordSource; next: Matched } | undefined, sent: number, cost: number,
 ): Reply {
   const cookie = more
     ? context.session.paged.keep({ signature: paging.signature, entries: more.source, carried: [more.next], sentBefore: paging.sentBefore + sent, costBefore: cost })

@@ -7,7 +7,7 @@
  * the assertion control, the base entry must match it (assertionFailed), on every page of a
  * paged search.
  */
-import { KEEP_NONE, normalizeDn, normalizedDnOf, parseDn, SUBSCHEMA_KEY, type Entry, type EntryRecord, type KeepName } from '../../store/index.js';
+import { KEEP_NONE, normalizeDn, normalizedDnOf, parseDn, SUBSCHEMA_KEY, type Entry, type EntryRecord, type KeepName, type RecordSource } from '../../store/index.js';
 import { ResultCode, encodeSlicedSearchEntry } from '../../protocol/index.js';
 import { filterReads, indexHint, matcher, mentionsAttribute, needsMemberOfValues, resolveMemberships, withinHint, type MatchContext, type Memberships, type Truth } from '../filter/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
@@ -156,7 +156,7 @@ function tested(walk: Walk, { found, key, normalized }: Seen, hasSubordinates: b
  * is closed on every way out (its LevelDB iterator with it), except when a paged search keeps it
  * for the next page.
  */
-async function walkEntries(walk: Walk, source: AsyncGenerator<EntryRecord>, paging: Paging | undefined): Promise<Reply> {
+async function walkEntries(walk: Walk, source: RecordSource, paging: Paging | undefined): Promise<Reply> {
   let kept = false;
   try {
     let sent = 0;
@@ -166,7 +166,10 @@ async function walkEntries(walk: Walk, source: AsyncGenerator<EntryRecord>, pagi
     }
     const progress: Progress = { cost: paging?.costBefore ?? 0, sliceStart: performance.now() };
     // Iterated by hand: leaving a for-await loop would close the source, which a paged search keeps.
-    for (let next = await source.next(); !next.done; next = await source.next()) {
+    for (;;) {
+      const step = source.next();
+      const next = step instanceof Promise ? await step : step;
+      if (next.done) break;
       const stop = pace(walk, progress, sent);
       if (stop) return stop;
       if (walk.context.server.scheduler.due(progress.sliceStart)) await yieldTurn(walk, progress);
@@ -187,8 +190,15 @@ async function walkEntries(walk: Walk, source: AsyncGenerator<EntryRecord>, pagi
     }
     return paging ? pagedReply(walk.context, paging, undefined, sent, progress.cost) : { code: ResultCode.success, entries: sent };
   } finally {
-    if (!kept) await source.return(undefined);
+    const closing = kept ? undefined : closeSource(source);
+    if (closing) await closing;
   }
+}
+
+/** Closes a search's source: a generator that reads (its LevelDB iterator with it); an iterator over known records has nothing to close. */
+function closeSource(source: RecordSource): Promise<unknown> | undefined {
+  const closing = source.return?.(undefined);
+  return closing instanceof Promise ? closing : undefined;
 }
 
 export async function search(request: SearchRequest, context: OperationContext): Promise<Reply> {

@@ -3,7 +3,7 @@
  * opaque random cookie bound to the connection and to the search it was issued for.
  */
 import { randomBytes } from 'node:crypto';
-import type { EntryRecord } from '../../store/index.js';
+import type { EntryRecord, RecordSource } from '../../store/index.js';
 import type { Readable } from '../access.js';
 
 /** An entry that matched (as the store read it), with its computed hasSubordinates and memberOf when they were needed. */
@@ -18,7 +18,7 @@ export interface Matched {
 interface PagedSearch {
   /** base, scope, filter and attributes of the search; a cookie only continues the same search. */
   readonly signature: string;
-  readonly entries: AsyncGenerator<EntryRecord>;
+  readonly entries: RecordSource;
   /** The entry that matched but did not fit the previous page. */
   readonly carried: readonly Matched[];
   /** Entries sent on the earlier pages (the client's size limit counts them all). */
@@ -37,7 +37,7 @@ export class PagedSearches {
   /** Keeps a search for its next page and returns the cookie; the oldest is dropped past the limit. */
   keep(search: PagedSearch): Buffer {
     if (this.closed) {
-      void search.entries.return(undefined);
+      void search.entries.return?.(undefined);
       return Buffer.alloc(0);
     }
     if (this.open.size >= this.limit) {
@@ -60,7 +60,7 @@ export class PagedSearches {
   release(key: string): void {
     const search = this.open.get(key);
     this.open.delete(key);
-    void search?.entries.return(undefined);
+    void search?.entries.return?.(undefined);
   }
 
   /** The connection closed: every open search is released, and none is kept any more. */

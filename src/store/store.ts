@@ -214,12 +214,14 @@ export class DirectoryStore {
   }
 
   /**
-   * That the entry exists, or noSuchObject as for require. Its existence is read synchronously
-   * (a search's base: one cached LevelDB read, less than a hop through the thread pool), the
-   * closest ancestor only when it is missing.
+   * That the entry exists (undefined), or a promise rejected with noSuchObject as for require. Its
+   * existence is read synchronously (a search's base: kept, or one cached LevelDB read, less than
+   * a hop through the thread pool), the closest ancestor only when it is missing: an entry that
+   * exists costs no promise.
    */
-  async requireExists(dn: Dn, message = '', key = dnKey(dn)): Promise<void> {
-    if (!this.reads.existsSync(key)) throw await this.missing(dn, message);
+  requireExists(dn: Dn, message = '', key = dnKey(dn)): Promise<never> | undefined {
+    if (this.reads.existsSync(key)) return undefined;
+    return this.missing(dn, message).then((error) => { throw error; });
   }
 
   private async missing(dn: Dn, message: string): Promise<DirectoryError> {

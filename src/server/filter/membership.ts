@@ -139,9 +139,16 @@ function resolveItem(store: DirectoryStore, item: Filter & { readonly value: Buf
   return group === undefined ? undefined : memberOfItem(store, group, kind.inChain || settings.nested, settings, item.value);
 }
 
-/** The filter's membership items resolved for one search (adminLimitExceeded past --max-nested-groups). */
-export async function resolveMemberships(filter: Filter, store: DirectoryStore, settings: MembershipSettings): Promise<Memberships> {
+/**
+ * The filter's membership items resolved for one search (adminLimitExceeded past --max-nested-groups);
+ * at once, without a promise, for a filter that has none.
+ */
+export function resolveMemberships(filter: Filter, store: DirectoryStore, settings: MembershipSettings): Memberships | Promise<Memberships> {
   if (!items(filter).some((item) => membershipKind(item) && 'value' in item)) return NO_MEMBERSHIPS;
+  return resolveItems(filter, store, settings);
+}
+
+async function resolveItems(filter: Filter, store: DirectoryStore, settings: MembershipSettings): Promise<Memberships> {
   const tests = new Map<Filter, MembershipTest | undefined>();
   const hints = new Map<Filter, IndexHint>();
   const ofHints = new Map<IndexHint, OfHint>();

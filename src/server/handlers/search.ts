@@ -221,7 +221,8 @@ export async function search(request: SearchRequest, context: OperationContext):
   const pagedTotal = effectiveLimit(request.sizeLimit, session.isAdmin ? 0 : limits.pagedSizeLimit ?? limits.sizeLimit);
   const paging = pagingOf(request, context, { pageLimit: sizeLimit, totalLimit: pagedTotal });
   if (paging && 'code' in paging) return paging;
-  const resolved = await resolveMemberships(request.filter, server.store, { nested: server.config.memberOfNested === true, maxGroups: limits.maxNestedGroups });
+  const resolving = resolveMemberships(request.filter, server.store, { nested: server.config.memberOfNested === true, maxGroups: limits.maxNestedGroups });
+  const resolved = resolving instanceof Promise ? await resolving : resolving;
   // A resumed page walks its first page's source (no hint: its groups may have changed since, so
   // every entry is probed); a base search reads the base whatever the hint, and probes it.
   const hint = paging?.resumed ? undefined : indexHint(request.filter, server.store.indexed, resolved.hints);
@@ -238,8 +239,9 @@ export async function search(request: SearchRequest, context: OperationContext):
   };
   if (paging?.resumed) return walkEntries(walk, paging.resumed, paging);
 
-  await server.store.requireExists(base, '', baseDnKey);
+  const missing = server.store.requireExists(base, '', baseDnKey);
+  if (missing) await missing;
   const scope = request.scope === 'children' ? 'sub' : request.scope;
   const source = server.store.searchRecords(baseDnKey, scope, hint);
-  return walkEntries(walk, source, paging);
+  return await walkEntries(walk, source, paging); // awaited: an async function returning a promise costs two more turns of the microtask queue
 }

@@ -194,7 +194,7 @@ describe('DirectoryStore: the search bases known to exist', () => {
         await store.requireExists(user);
         assert.equal(store.stats.baseCacheHits, hits + 2, 'both answered from the bases kept');
         await deleteEntry(store, user);
-        await assert.rejects(store.requireExists(user), (error: Error & { code?: number }) => error.code === 32, 'noSuchObject');
+        await assert.rejects(async () => store.requireExists(user), (error: Error & { code?: number }) => error.code === 32, 'noSuchObject');
         await store.requireExists(people);
         assert.equal(store.stats.baseCacheHits, hits + 2, 'the delete let every kept base go: People read again');
         await store.requireExists(people);

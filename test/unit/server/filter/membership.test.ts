@@ -49,7 +49,7 @@ describe('membership items', () => {
     await dir.remove();
   });
 
-  const resolve = (filter: Filter, nested = false, maxGroups = 0) => resolveMemberships(filter, store, { nested, maxGroups });
+  const resolve = async (filter: Filter, nested = false, maxGroups = 0) => resolveMemberships(filter, store, { nested, maxGroups });
 
   /** The DNs the filter matches among every entry, each tested as the search tests it. */
   async function matching(filter: Filter, nested = false): Promise<string[]> {

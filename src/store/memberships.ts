@@ -24,6 +24,8 @@ const MEMBERSHIPS_BATCH = 16;
 const MEMBERS_BATCH = 256;
 /** What the cache of recent answers holds per thread: an answer counts one, and one more per group in it. */
 const ANSWERS_CAPACITY = 32_768;
+/** isMember answers kept per thread (about 200 bytes each). */
+const PROBES_CAPACITY = 16_384;
 /** Groups kept once for every answer naming them (their key and DN as read); emptied when past this. */
 const GROUPS_KEPT = 4096;
 
@@ -49,12 +51,15 @@ export class Memberships {
    * through iterators kept between reads (kept-iterators.ts) when not.
    */
   private readonly answers: StampedCache<readonly Group[]>;
+  /** Recent answers of isMember by membership key, per thread while no write finishes. */
+  private readonly probes: StampedCache<boolean>;
   private readonly iterators: KeptIterators<[string, Buffer]>;
   private readonly groupsKept = new Map<string, Group>();
 
   /** `settled`: the count of writes finished so far (WriteGate.settled), which kept answers and iterators go by. */
   constructor(private readonly db: Db, settled: () => number) {
     this.answers = new StampedCache(settled, ANSWERS_CAPACITY, (groups) => 1 + groups.length);
+    this.probes = new StampedCache(settled, PROBES_CAPACITY);
     this.iterators = new KeptIterators(() => db.iterator(allMembershipsRange()), settled);
   }
 
@@ -170,9 +175,19 @@ export class Memberships {
     return { found, complete: true };
   }
 
-  /** Does the group `group` name the entry `member` (dnKeys)? Read synchronously, for filters. */
+  /**
+   * Does the group `group` name the entry `member` (dnKeys)? Read synchronously, for filters
+   * (`(&(uid=N)(memberOf=G))`, an authorization check asked again and again): recent answers kept
+   * per thread while no write finishes.
+   */
   isMember(member: string, group: string): boolean {
-    return this.db.getSync(membershipKey(member, group)) !== undefined;
+    const key = membershipKey(member, group);
+    const kept = this.probes.get(key);
+    if (kept !== undefined) return kept;
+    const stamp = this.probes.begin();
+    const named = this.db.getSync(key) !== undefined;
+    this.probes.keep(key, named, stamp);
+    return named;
   }
 
   /**

@@ -6,6 +6,7 @@
  */
 import type { AttributeType, Equality } from './schema.js';
 import { attributeType } from './schema.js';
+import { SchemaMemo } from './schema/memo.js';
 import { escapeValue, parseDn, type Ava, type Dn, type Rdn } from './dn.js';
 
 /** Insignificant space handling: trim, and runs of spaces count as one. */
@@ -16,7 +17,10 @@ function squeezeSpaces(text: string): string {
 const PLAIN_ASCII = /^[\x21-\x7e]+(?: [\x21-\x7e]+)*$/;
 
 function caseIgnore(value: Buffer): string {
-  const text = value.toString('utf8');
+  return caseIgnoreText(value.toString('utf8'));
+}
+
+function caseIgnoreText(text: string): string {
   if (PLAIN_ASCII.test(text)) return text.toLowerCase();
   return squeezeSpaces(text.normalize('NFKC').toLowerCase());
 }
@@ -30,11 +34,18 @@ function integer(value: Buffer): string {
   return match[1] === '-' && digits !== '0' ? `-${digits}` : digits;
 }
 
+/** DN-syntax values normalized recently: a filter's group (memberOf=G) comes in search after search. */
+const dnValues = new SchemaMemo<string>(1024, 512);
+
 function distinguishedName(value: Buffer): string {
+  return dnValues.get(value.toString('utf8'), dnValueText);
+}
+
+function dnValueText(text: string): string {
   try {
-    return normalizeDn(value.toString('utf8'));
+    return normalizeDn(text);
   } catch {
-    return caseIgnore(value);
+    return caseIgnoreText(text);
   }
 }
 

@@ -18,6 +18,7 @@
 import { DirectoryError, dnKey, parseDn, type DirectoryStore, type IndexHint } from '../../store/index.js';
 import { memberKeyOf } from '../../store/groups.js';
 import { typeKey } from '../../store/schema.js';
+import { SchemaMemo } from '../../store/schema/memo.js';
 import type { Filter } from '../../protocol/filter.js';
 import { mentionsAttribute } from './attributes.js';
 import { matchingRule } from './rules.js';
@@ -90,9 +91,16 @@ function items(filter: Filter): Filter[] {
   return [filter];
 }
 
+/** Groups' dnKeys by the DN as asserted, recently: the same group comes in search after search. */
+const groupKeys = new SchemaMemo<string | undefined>(1024, 512);
+
 function keyOf(value: Buffer): string | undefined {
+  return groupKeys.get(value.toString('utf8'), dnKeyOfText);
+}
+
+function dnKeyOfText(text: string): string | undefined {
   try {
-    return dnKey(parseDn(value.toString('utf8')));
+    return dnKey(parseDn(text));
   } catch {
     return undefined;
   }

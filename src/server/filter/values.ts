@@ -6,6 +6,7 @@
  * Candidates to move into src/store/normalize.ts.
  */
 import { parseDn } from '../../store/dn.js';
+import { SchemaMemo } from '../../store/schema/memo.js';
 import { normalizeValue } from '../../store/normalize.js';
 import type { AttributeType, Equality } from '../../store/schema.js';
 import { parseGeneralizedTime } from '../../store/time.js';
@@ -63,8 +64,15 @@ export function parseBoolean(value: Buffer): boolean | undefined {
 function validAssertion(equality: Equality, assertion: Buffer): boolean {
   if (equality === 'integer') return parseInteger(assertion) !== undefined;
   if (equality !== 'dn') return true;
+  return validDns.get(assertion.toString('utf8'), isDn);
+}
+
+/** DN assertions checked recently: a filter's group (memberOf=G) comes in search after search. */
+const validDns = new SchemaMemo<boolean>(1024, 512);
+
+function isDn(text: string): boolean {
   try {
-    parseDn(assertion.toString('utf8'));
+    parseDn(text);
     return true;
   } catch {
     return false;

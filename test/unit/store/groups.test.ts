@@ -180,6 +180,19 @@ describe('groups in the store', () => {
     assert.equal(store.memberships.isMember(key(userDn(1)), key(groupDn('b'))), false);
   });
 
+  test('isMember answers asked again are kept, and a member added or removed is seen by the next probe', async () => {
+    await store.add(group('p', [userDn(1)]), ADMIN);
+    const probe = () => [store.memberships.isMember(key(userDn(1)), key(groupDn('p'))), store.memberships.isMember(key(userDn(2)), key(groupDn('p')))];
+    assert.deepEqual(probe(), [true, false]);
+    assert.deepEqual(probe(), [true, false], 'asked again');
+    await modifyEntry(store, parseDn(groupDn('p')), [change('add', 'member', userDn(2))], ADMIN);
+    assert.deepEqual(probe(), [true, true], 'the member added');
+    await modifyEntry(store, parseDn(groupDn('p')), [change('delete', 'member', userDn(1))], ADMIN);
+    assert.deepEqual(probe(), [false, true], 'the member removed');
+    await deleteEntry(store, parseDn(groupDn('p')));
+    assert.deepEqual(probe(), [false, false], 'the group deleted');
+  });
+
   test('members of groups larger than one read: every batch merged, each member once, in key order', async () => {
     const memberDn = (n: number) => `uid=m.${n},ou=People,dc=example,dc=com`;
     const range = (from: number, to: number) => Array.from({ length: to - from }, (_, n) => memberDn(from + n));

@@ -1,7 +1,8 @@
 export { DirectoryStore, type AddOptions } from './store.js';
 export { STORE_FORMAT, DEFAULT_CACHE_MB, DEFAULT_ENTRY_CACHE_MB, type OpenOptions } from './level.js';
 export { APPLY_WAIT_BUCKETS, type RecordStats, type SharedFailures } from './system-of-record.js';
-export type { Scope, IndexHint, RecordSource } from './reads.js';
+export type { Scope, IndexHint } from './reads.js';
+export type { RecordSource } from './record-source.js';
 export { SortedLoad } from './sorted-load.js';
 export { BulkLoader, type BulkTarget } from './bulk.js';
 export { planBulkEntry, type BulkPlan, type PlanContext } from './bulk-plan.js';

@@ -19,6 +19,7 @@ import { typeKey } from './schema.js';
 import { BASE_CACHE_KEYS, EQUALITY_CACHE_KEYS, EqualityCache, RecordCache, StampedCache } from './stamped-cache.js';
 import { KeptIterators } from './kept-iterators.js';
 import { hashKey, type SharedTable } from './shared-table.js';
+import { BatchedRecords, type RecordSource } from './record-source.js';
 
 /** The tables shared by the serving threads (shared-table.ts), each when kept. */
 export interface SharedTables {
@@ -32,8 +33,6 @@ export interface SharedTables {
 
 export type Scope = 'base' | 'one' | 'sub';
 
-/** A search's candidates: read as they come (an async generator over LevelDB), or known at once (an iterator over them). */
-export type RecordSource = AsyncGenerator<EntryRecord> | IterableIterator<EntryRecord>;
 
 /**
  * A search term the store can answer from an index instead of scanning: an equality or presence
@@ -140,11 +139,12 @@ export class EntryReads {
   }
 
   /**
-   * Whether an entry is at this dnKey, read synchronously: a search's base, asked again and again
-   * (a base found is kept until a write finishes; without the record cache a LevelDB read is about
-   * 2 µs, docs/performance.md, "A search's base").
+   * Whether an entry is at this dnKey, read synchronously: a search's base, asked again and again.
+   * Through the record cache when it is on; else a base found is kept until a write finishes
+   * (a LevelDB read is about 2 µs: docs/performance.md, "A search's base, and answers known at once").
    */
   existsSync(key: string): boolean {
+    if (this.recordCache !== undefined) return this.recordSync(key) !== undefined;
     if (this.bases.get(key) === true) {
       this.stats.baseCacheHits += 1;
       return true;
@@ -339,18 +339,13 @@ export class EntryReads {
   /**
    * The entries of these dnKeys (a group's members, in batches, or one list) that exist and are
    * in scope (a member DN need not name an entry), each read synchronously as entriesAt reads,
-   * but only when the walk asks for it: a long list is read at the walk's pace, its turns of the
-   * thread between entries.
+   * but only when the walk asks for it (record-source.ts: no promise per entry).
    */
-  private async *known(batches: AsyncIterable<readonly string[]> | Iterable<readonly string[]>, baseKey: string, scope: Scope): AsyncGenerator<EntryRecord> {
-    for await (const keys of batches) {
-      for (const key of keys) {
-        this.stats.indexKeysRead += 1;
-        if (!this.inScope(key, baseKey, scope)) continue;
-        const found = this.cachedRecordAt(key);
-        if (found) yield found;
-      }
-    }
+  private known(batches: AsyncIterable<readonly string[]> | Iterable<readonly string[]>, baseKey: string, scope: Scope): BatchedRecords {
+    return new BatchedRecords(batches, (key) => {
+      this.stats.indexKeysRead += 1;
+      return this.inScope(key, baseKey, scope) ? this.cachedRecordAt(key) : undefined;
+    });
   }
 
   private inScope(key: string, baseKey: string, scope: Scope): boolean {

@@ -33,7 +33,6 @@ export interface SharedTables {
 
 export type Scope = 'base' | 'one' | 'sub';
 
-
 /**
  * A search term the store can answer from an index instead of scanning: an equality or presence
  * on an indexed attribute; the members of groups (dnKeys: memberOf, through nesting or not);

@@ -2,7 +2,7 @@ export { DirectoryStore, type AddOptions } from './store.js';
 export { STORE_FORMAT, DEFAULT_CACHE_MB, DEFAULT_ENTRY_CACHE_MB, type OpenOptions } from './level.js';
 export { APPLY_WAIT_BUCKETS, type RecordStats, type SharedFailures } from './system-of-record.js';
 export type { Scope, IndexHint } from './reads.js';
-export type { RecordSource } from './record-source.js';
+export { closeSource, type RecordSource } from './record-source.js';
 export { SortedLoad } from './sorted-load.js';
 export { BulkLoader, type BulkTarget } from './bulk.js';
 export { planBulkEntry, type BulkPlan, type PlanContext } from './bulk-plan.js';

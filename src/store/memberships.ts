@@ -69,7 +69,10 @@ export class Memberships {
    * (for a write): read through a new one.
    */
   async direct(member: string, fresh = false): Promise<Group[]> {
-    if (fresh) return this.read(membershipsRange(member), this.db.iterator(membershipsRange(member)), true);
+    if (fresh) {
+      const range = membershipsRange(member);
+      return this.read(range, this.db.iterator(range), true);
+    }
     const kept = this.answers.get(member);
     if (kept) return kept.slice();
     const stamp = this.answers.begin();

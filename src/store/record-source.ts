@@ -10,6 +10,15 @@ import type { EntryRecord } from './entry-record.js';
 /** A search's candidates: read as they come (an async generator), known at once (an iterator), or read in batches (BatchedRecords). */
 export type RecordSource = AsyncGenerator<EntryRecord> | IterableIterator<EntryRecord> | BatchedRecords;
 
+/**
+ * Closes a search's source: a generator that reads (its LevelDB iterator with it) or a batched
+ * one, through the promise returned; an iterator over records already read has nothing to close.
+ */
+export function closeSource(source: RecordSource): Promise<unknown> | undefined {
+  const closing = source.return?.(undefined);
+  return closing instanceof Promise ? closing : undefined;
+}
+
 type Batches = AsyncIterator<readonly string[]> | Iterator<readonly string[]>;
 
 const DONE: IteratorReturnResult<undefined> = { done: true, value: undefined };

@@ -5,11 +5,12 @@
  * the count after the read began, so that answer is never kept. Past the capacity the oldest
  * answers go first (kept first, not used last: a hit costs one Map read).
  *
- * Three are kept (reads.ts): recent answers of the equality index, the dnKeys under one
+ * Three are kept in reads.ts: recent answers of the equality index, the dnKeys under one
  * attribute's value, so that a repeated `(uid=user.N)` reads no index keys (a LevelDB iterator
- * costs a trip to the thread pool); and recent entry records, so that the entry a search or a bind
+ * costs a trip to the thread pool); recent entry records, so that the entry a search or a bind
  * reads again is one Map read instead of a LevelDB read (a few µs each, twice per search: the base
- * and the entry).
+ * and the entry); and, where the record cache is off, the dnKeys of search bases found to exist.
+ * Two more in memberships.ts: an entry's groups (its memberOf), and isMember's answers.
  */
 
 /** Equality answers kept per thread (about 200 bytes each for a one-entry answer). */

@@ -1,5 +1,5 @@
 /** The simple paged results control (RFC 2696) on the search side: reading it and answering it. */
-import { DirectoryError, normalizeDn, type RecordSource } from '../../store/index.js';
+import { closeSource, DirectoryError, normalizeDn, type RecordSource } from '../../store/index.js';
 import { ResultCode, decodePagedResults, encodePagedResults, PAGED_RESULTS_OID } from '../../protocol/index.js';
 import { filterToString } from '../filter/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
@@ -43,11 +43,11 @@ export function pagingOf(request: SearchRequest, context: OperationContext, limi
   if (cookie.byteLength === 0) return size === 0 ? finished() : { size: pageSize, signature, carried: [], sentBefore: 0, totalLimit, costBefore: 0 };
   const open = context.session.paged.take(cookie);
   if (!open || open.signature !== signature) {
-    void open?.entries.return?.(undefined);
+    if (open) void closeSource(open.entries);
     throw new DirectoryError('unwillingToPerform', 'paged results cookie is invalid');
   }
   if (size === 0) {
-    void open.entries.return?.(undefined);
+    void closeSource(open.entries);
     return finished();
   }
   return { size: pageSize, signature, resumed: open.entries, carried: open.carried, sentBefore: open.sentBefore, totalLimit, costBefore: open.costBefore };

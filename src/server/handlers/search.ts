@@ -7,7 +7,7 @@
  * the assertion control, the base entry must match it (assertionFailed), on every page of a
  * paged search.
  */
-import { KEEP_NONE, normalizeDn, normalizedDnOf, parseDn, SUBSCHEMA_KEY, type Entry, type EntryRecord, type KeepName, type RecordSource } from '../../store/index.js';
+import { closeSource, KEEP_NONE, normalizeDn, normalizedDnOf, parseDn, SUBSCHEMA_KEY, type Entry, type EntryRecord, type KeepName, type RecordSource } from '../../store/index.js';
 import { ResultCode, encodeSlicedSearchEntry } from '../../protocol/index.js';
 import { filterReads, indexHint, matcher, mentionsAttribute, needsMemberOfValues, resolveMemberships, withinHint, type MatchContext, type Memberships, type Truth } from '../filter/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
@@ -193,12 +193,6 @@ async function walkEntries(walk: Walk, source: RecordSource, paging: Paging | un
     const closing = kept ? undefined : closeSource(source);
     if (closing) await closing;
   }
-}
-
-/** Closes a search's source: a generator that reads (its LevelDB iterator with it); an iterator over known records has nothing to close. */
-function closeSource(source: RecordSource): Promise<unknown> | undefined {
-  const closing = source.return?.(undefined);
-  return closing instanceof Promise ? closing : undefined;
 }
 
 export async function search(request: SearchRequest, context: OperationContext): Promise<Reply> {

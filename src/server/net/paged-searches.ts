@@ -3,7 +3,7 @@
  * opaque random cookie bound to the connection and to the search it was issued for.
  */
 import { randomBytes } from 'node:crypto';
-import type { EntryRecord, RecordSource } from '../../store/index.js';
+import { closeSource, type EntryRecord, type RecordSource } from '../../store/index.js';
 import type { Readable } from '../access.js';
 
 /** An entry that matched (as the store read it), with its computed hasSubordinates and memberOf when they were needed. */
@@ -37,7 +37,7 @@ export class PagedSearches {
   /** Keeps a search for its next page and returns the cookie; the oldest is dropped past the limit. */
   keep(search: PagedSearch): Buffer {
     if (this.closed) {
-      void search.entries.return?.(undefined);
+      void closeSource(search.entries);
       return Buffer.alloc(0);
     }
     if (this.open.size >= this.limit) {
@@ -60,7 +60,7 @@ export class PagedSearches {
   release(key: string): void {
     const search = this.open.get(key);
     this.open.delete(key);
-    void search?.entries.return?.(undefined);
+    if (search) void closeSource(search.entries);
   }
 
   /** The connection closed: every open search is released, and none is kept any more. */

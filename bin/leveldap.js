@@ -7,21 +7,32 @@ const { availableParallelism } = require('node:os');
 
 process.env.UV_THREADPOOL_SIZE ??= String(Math.max(4, availableParallelism()));
 
-// `serve` runs with V8's collector on the thread that needs it (--single-threaded-gc): its
-// helper threads otherwise compete with the serving threads for the cores, and a serving thread
-// waits for them mid-collection (binds' p99.9 20-30% lower, p99.99 about half:
-// docs/performance.md, "The collector's helper threads"). The flag cannot be set once V8 runs,
-// so the process image is started again with it (execv through native/sys: same pid, stdio and
-// environment). LEVELDAP_PARALLEL_GC=1, or no addon, keeps V8's default.
-const GC_FLAG = '--single-threaded-gc';
-if (process.argv[2] === 'serve' && !process.execArgv.includes(GC_FLAG) && process.env.LEVELDAP_PARALLEL_GC !== '1') {
+// `serve` runs with two V8 flags, which cannot be set once V8 runs, so the process image is
+// started again with them (execv through native/sys: same pid, stdio and environment):
+// - --single-threaded-gc: the collector on the thread that needs it; its helper threads otherwise
+//   compete with the serving threads for the cores, and a serving thread waits for them
+//   mid-collection (binds' p99.9 20-30% lower, p99.99 about half: docs/performance.md, "The
+//   collector's helper threads"). LEVELDAP_PARALLEL_GC=1 keeps V8's default.
+// - --no-allocation-site-pretenuring: caches that fill with a request's objects (the bound names,
+//   10,000 of them) teach V8 to allocate every later object of those sites in the old generation,
+//   where, dead at once, they keep what they point to alive through each young collection: at a
+//   million users every bind's name was promoted and collected by a full collection, 25% of the
+//   bind rate (docs/performance.md, "Objects promoted at a million users"). LEVELDAP_PRETENURING=1
+//   keeps V8's default.
+// Without the addon both stay V8's defaults.
+const SERVE_FLAGS = [
+  ...(process.env.LEVELDAP_PARALLEL_GC === '1' ? [] : ['--single-threaded-gc']),
+  ...(process.env.LEVELDAP_PRETENURING === '1' ? [] : ['--no-allocation-site-pretenuring']),
+];
+const missingFlags = SERVE_FLAGS.filter((flag) => !process.execArgv.includes(flag));
+if (process.argv[2] === 'serve' && missingFlags.length > 0) {
   let sys;
   try {
     sys = require('../native/sys/build/Release/sys.node');
   } catch {
     sys = undefined;
   }
-  sys?.exec(process.execPath, [process.execPath, GC_FLAG, ...process.execArgv, ...process.argv.slice(1)]);
+  sys?.exec(process.execPath, [process.execPath, ...missingFlags, ...process.execArgv, ...process.argv.slice(1)]);
 }
 
 import('../dist/src/cli/main.js').then(({ main }) => main(process.argv)).catch((error) => {

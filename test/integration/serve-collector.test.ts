@@ -1,8 +1,9 @@
 /**
- * `leveldap serve` runs with V8's collector on the thread that needs it (--single-threaded-gc):
- * bin/leveldap.js starts the process image again with the flag (native/sys's exec), so the pid
- * the caller spawned is the server's, it serves and stops as before; LEVELDAP_PARALLEL_GC=1 keeps
- * V8's default. Skipped when the addon is not built, unless LEVELDAP_REQUIRE_NATIVE=1 (.ci/run).
+ * `leveldap serve` runs with V8's collector on the thread that needs it (--single-threaded-gc) and
+ * without V8's allocation-site pretenuring (--no-allocation-site-pretenuring): bin/leveldap.js
+ * starts the process image again with the flags (native/sys's exec), so the pid the caller spawned
+ * is the server's, it serves and stops as before; LEVELDAP_PARALLEL_GC=1 and LEVELDAP_PRETENURING=1
+ * keep V8's defaults. Skipped when the addon is not built, unless LEVELDAP_REQUIRE_NATIVE=1 (.ci/run).
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -23,11 +24,12 @@ const skip = skipReason();
 const commandLine = (pid: number): string[] => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 
 describe('leveldap serve and the collector', { skip }, () => {
-  test('the spawned pid is the server, running with --single-threaded-gc; it binds and stops with status 0', async () => {
-    const server = await startLeveldap({ users: 3, env: { LEVELDAP_PARALLEL_GC: '' } });
+  test('the spawned pid is the server, running with --single-threaded-gc and --no-allocation-site-pretenuring; it binds and stops with status 0', async () => {
+    const server = await startLeveldap({ users: 3, env: { LEVELDAP_PARALLEL_GC: '', LEVELDAP_PRETENURING: '' } });
     try {
       const argv = commandLine(server.process.pid!);
       assert.equal(argv[1], '--single-threaded-gc', argv.join(' '));
+      assert.equal(argv[2], '--no-allocation-site-pretenuring', argv.join(' '));
       assert.ok(argv.includes('serve'), argv.join(' '));
       const whoami = await ldapTool('ldapwhoami', server.url, ['-D', 'uid=user.1,ou=People,dc=example,dc=com', '-w', 'password']);
       assert.equal(whoami.code, 0, whoami.stderr);
@@ -40,9 +42,22 @@ describe('leveldap serve and the collector', { skip }, () => {
   });
 
   test('LEVELDAP_PARALLEL_GC=1 keeps V8\'s default collector', async () => {
-    const server = await startLeveldap({ users: 1, env: { LEVELDAP_PARALLEL_GC: '1' } });
+    const server = await startLeveldap({ users: 1, env: { LEVELDAP_PARALLEL_GC: '1', LEVELDAP_PRETENURING: '' } });
     try {
-      assert.ok(!commandLine(server.process.pid!).includes('--single-threaded-gc'));
+      const argv = commandLine(server.process.pid!);
+      assert.ok(!argv.includes('--single-threaded-gc'), argv.join(' '));
+      assert.ok(argv.includes('--no-allocation-site-pretenuring'), argv.join(' '));
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('LEVELDAP_PRETENURING=1 keeps V8\'s allocation-site pretenuring', async () => {
+    const server = await startLeveldap({ users: 1, env: { LEVELDAP_PARALLEL_GC: '', LEVELDAP_PRETENURING: '1' } });
+    try {
+      const argv = commandLine(server.process.pid!);
+      assert.ok(!argv.includes('--no-allocation-site-pretenuring'), argv.join(' '));
+      assert.equal(argv[1], '--single-threaded-gc', argv.join(' '));
     } finally {
       await server.stop();
     }

@@ -1,5 +1,6 @@
 /** Per-connection state: who is bound, and the operations in progress (for abandon). */
 import { normalizeDn } from '../../store/index.js';
+import { OperationSlots } from './operation-slots.js';
 import { PagedSearches } from './paged-searches.js';
 
 /** Set when an operation is abandoned or its connection closes; handlers poll it. */
@@ -17,7 +18,7 @@ export class Session {
   isAdmin = false;
   /** Is the connection protected by TLS (LDAPS, or after StartTLS)? */
   secure = false;
-  private readonly operations = new Map<number, OperationSignal>();
+  private readonly operations = new OperationSlots<OperationSignal>();
   readonly paged: PagedSearches;
 
   constructor(readonly id: number, readonly remote: string, maxPagedSearches: number) {
@@ -61,8 +62,7 @@ export class Session {
 
   /** The connection is closing: stop everything it started. */
   abandonAll(): void {
-    for (const signal of this.operations.values()) signal.aborted = true;
-    this.operations.clear();
+    for (const signal of this.operations.takeAll()) signal.aborted = true;
     this.paged.releaseAll();
   }
 

@@ -3,7 +3,7 @@
  * but V8 gives a Map a new, smaller table whenever its last entry is deleted, allocated in the
  * generation the old one lived in: a connection's session lives long, so each operation on a
  * connection that runs one at a time left a table of garbage in the old generation, which only a
- * full collection reclaims (docs/performance.md, "Objects promoted at a million users"). At most
+ * full collection reclaims (docs/performance.md, "A table of garbage per operation"). At most
  * maxOutstanding operations run on a connection at once, so a scan of the slots is short.
  */
 export class OperationSlots<T> {

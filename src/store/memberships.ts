@@ -28,6 +28,12 @@ const ANSWERS_CAPACITY = 32_768;
 const PROBES_CAPACITY = 16_384;
 /** Groups kept once for every answer naming them (their key and DN as read); emptied when past this. */
 const GROUPS_KEPT = 4096;
+/**
+ * Member keys of the groups listed lately, kept per thread (about 150 bytes each): a search of
+ * `(memberOf=G)` then reads no LevelDB key, and its members' keys are the same strings each time,
+ * whose hash V8 keeps, for the record cache's lookups.
+ */
+const MEMBER_KEYS_KEPT = 65_536;
 
 /** A group naming an entry: its dnKey and its DN as written. */
 export interface Group {
@@ -53,13 +59,18 @@ export class Memberships {
   private readonly answers: StampedCache<readonly Group[]>;
   /** Recent answers of isMember by membership key, per thread while no write finishes. */
   private readonly probes: StampedCache<boolean>;
+  /** Recent groups' member lists, per thread while no write finishes. */
+  private readonly memberLists: StampedCache<readonly string[]>;
   private readonly iterators: KeptIterators<[string, Buffer]>;
   private readonly groupsKept = new Map<string, Group>();
+  /** Member keys read from LevelDB by `members`, since start. */
+  readonly stats = { memberKeysRead: 0 };
 
   /** `settled`: the count of writes finished so far (WriteGate.settled), which kept answers and iterators go by. */
   constructor(private readonly db: Db, settled: () => number) {
     this.answers = new StampedCache(settled, ANSWERS_CAPACITY, (groups) => 1 + groups.length);
     this.probes = new StampedCache(settled, PROBES_CAPACITY);
+    this.memberLists = new StampedCache(settled, MEMBER_KEYS_KEPT, (keys) => 1 + keys.length);
     this.iterators = new KeptIterators(() => db.iterator(allMembershipsRange()), settled);
   }
 
@@ -193,12 +204,21 @@ export class Memberships {
     return named;
   }
 
+  /** A group's members: the list kept from a listing since the last write, else a read of its range (kept once read whole). */
+  private run(group: string): Run {
+    const kept = this.memberLists.get(group);
+    if (kept !== undefined) return Run.over(kept);
+    const stamp = this.memberLists.begin();
+    return Run.reading(this.db.keys(membersRange(group)), (keys) => this.memberLists.keep(group, keys, stamp), this.stats);
+  }
+
   /**
    * The dnKeys of the direct members of any of `groups`, each once, in dnKey order (a merge of
-   * their memberof ranges), in batches: each range is read MEMBERS_BATCH keys a trip.
+   * their memberof ranges), in batches: each range is read MEMBERS_BATCH keys a trip (none for a
+   * group listed since the last write).
    */
   async *members(groups: readonly string[]): AsyncGenerator<string[]> {
-    const runs = groups.map((group) => new Run(this.db.keys(membersRange(group))));
+    const runs = groups.map((group) => this.run(group));
     try {
       const heads = new Heads();
       for (const run of runs) if (await run.fill()) heads.push(run);
@@ -220,12 +240,30 @@ export class Memberships {
   }
 }
 
-/** One group's member dnKeys, read from its memberof range a batch at a time. */
+/**
+ * One group's member dnKeys: kept from a listing before, or read from its memberof range a batch
+ * at a time, and kept (`keep`) when read to the end.
+ */
 class Run {
-  private keys: string[] = [];
+  private keys: readonly string[] = [];
   private at = 0;
+  /** Every key read so far, while the list may still be kept. */
+  private read: string[] | undefined = [];
+  /** A kept list, which the first fill hands out whole. */
+  private kept: readonly string[] | undefined;
 
-  constructor(private readonly iterator: SeekIterator<string>) {}
+  private constructor(private readonly iterator: SeekIterator<string> | undefined, private readonly keep: (keys: readonly string[]) => void, private readonly stats: { memberKeysRead: number }) {}
+
+  static reading(iterator: SeekIterator<string>, keep: (keys: readonly string[]) => void, stats: { memberKeysRead: number }): Run {
+    return new Run(iterator, keep, stats);
+  }
+
+  static over(keys: readonly string[]): Run {
+    const run = new Run(undefined, () => undefined, { memberKeysRead: 0 });
+    run.kept = keys;
+    run.read = undefined;
+    return run;
+  }
 
   /** The next member, not taken yet. */
   get head(): string {
@@ -241,15 +279,25 @@ class Run {
     return this.at < this.keys.length;
   }
 
-  /** Reads the next batch; false when the range has ended. */
+  /** Reads the next batch; false when the range has ended (a list read whole is then kept). */
   async fill(): Promise<boolean> {
-    this.keys = (await this.iterator.nextv(MEMBERS_BATCH)).map(dnKeyOfIndexKey);
+    if (this.iterator === undefined) {
+      this.keys = this.kept ?? [];
+      this.kept = undefined;
+      this.at = 0;
+      return this.keys.length > 0;
+    }
+    const keys = (await this.iterator.nextv(MEMBERS_BATCH)).map(dnKeyOfIndexKey);
+    this.stats.memberKeysRead += keys.length;
+    this.keys = keys;
     this.at = 0;
-    return this.keys.length > 0;
+    if (keys.length === 0 && this.read !== undefined) this.keep(this.read);
+    else if (this.read !== undefined) this.read = this.read.length + keys.length <= MEMBER_KEYS_KEPT ? this.read.concat(keys) : undefined;
+    return keys.length > 0;
   }
 
   close(): Promise<void> {
-    return this.iterator.close();
+    return this.iterator?.close() ?? Promise.resolve();
   }
 }
 

@@ -10,7 +10,8 @@
  * costs a trip to the thread pool); recent entry records, so that the entry a search or a bind
  * reads again is one Map read instead of a LevelDB read (a few µs each, twice per search: the base
  * and the entry); and, where the record cache is off, the dnKeys of search bases found to exist.
- * Two more in memberships.ts: an entry's groups (its memberOf), and isMember's answers.
+ * Three more in memberships.ts: an entry's groups (its memberOf), isMember's answers, and groups'
+ * member lists.
  */
 
 /** Equality answers kept per thread (about 200 bytes each for a one-entry answer). */

@@ -193,6 +193,22 @@ describe('groups in the store', () => {
     assert.deepEqual(probe(), [false, false], 'the group deleted');
   });
 
+  test('a group\'s members listed again are kept, and a member added or removed, or the group deleted, is seen by the next listing', async () => {
+    const memberDn = (n: number) => `uid=m.${n},ou=People,dc=example,dc=com`;
+    const range = (from: number, to: number) => Array.from({ length: to - from }, (_, n) => memberDn(from + n));
+    await store.add(group('k', range(0, 300)), ADMIN);
+    assert.deepEqual(await membersOf(groupDn('k')), range(0, 300).map(key).sort());
+    const read = store.memberships.stats.memberKeysRead;
+    assert.deepEqual(await membersOf(groupDn('k')), range(0, 300).map(key).sort(), 'listed again');
+    assert.equal(store.memberships.stats.memberKeysRead, read, 'listed again without reading LevelDB');
+    await modifyEntry(store, parseDn(groupDn('k')), [change('add', 'member', memberDn(300))], ADMIN);
+    assert.deepEqual(await membersOf(groupDn('k')), range(0, 301).map(key).sort(), 'the member added');
+    await modifyEntry(store, parseDn(groupDn('k')), [change('delete', 'member', memberDn(0))], ADMIN);
+    assert.deepEqual(await membersOf(groupDn('k')), range(1, 301).map(key).sort(), 'the member removed');
+    await deleteEntry(store, parseDn(groupDn('k')));
+    assert.deepEqual(await membersOf(groupDn('k')), [], 'the group deleted');
+  });
+
   test('members of groups larger than one read: every batch merged, each member once, in key order', async () => {
     const memberDn = (n: number) => `uid=m.${n},ou=People,dc=example,dc=com`;
     const range = (from: number, to: number) => Array.from({ length: to - from }, (_, n) => memberDn(from + n));

@@ -291,9 +291,16 @@ class Run {
     this.stats.memberKeysRead += keys.length;
     this.keys = keys;
     this.at = 0;
-    if (keys.length === 0 && this.read !== undefined) this.keep(this.read);
-    else if (this.read !== undefined) this.read = this.read.length + keys.length <= MEMBER_KEYS_KEPT ? this.read.concat(keys) : undefined;
+    this.remember(keys);
     return keys.length > 0;
+  }
+
+  /** Gathers a batch read (none: the end, and the list read whole is kept), unless the list grew past what is kept. */
+  private remember(keys: readonly string[]): void {
+    if (this.read === undefined) return;
+    if (keys.length === 0) this.keep(this.read);
+    else if (this.read.length + keys.length > MEMBER_KEYS_KEPT) this.read = undefined;
+    else this.read.push(...keys);
   }
 
   close(): Promise<void> {

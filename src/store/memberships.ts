@@ -207,9 +207,9 @@ export class Memberships {
   /** A group's members: the list kept from a listing since the last write, else a read of its range (kept once read whole). */
   private run(group: string): Run {
     const kept = this.memberLists.get(group);
-    if (kept !== undefined) return Run.over(kept);
+    if (kept !== undefined) return new Run(keptBatches(kept));
     const stamp = this.memberLists.begin();
-    return Run.reading(this.db.keys(membersRange(group)), (keys) => this.memberLists.keep(group, keys, stamp), this.stats);
+    return new Run(new RangeBatches(this.db.keys(membersRange(group)), (keys) => this.memberLists.keep(group, keys, stamp), this.stats));
   }
 
   /**
@@ -240,30 +240,58 @@ export class Memberships {
   }
 }
 
-/**
- * One group's member dnKeys: kept from a listing before, or read from its memberof range a batch
- * at a time, and kept (`keep`) when read to the end.
- */
+/** A group's member dnKeys in batches, an empty one at the end. */
+interface MemberBatches {
+  next(): Promise<readonly string[]>;
+  close(): Promise<void>;
+}
+
+/** A kept member list, as one batch. */
+function keptBatches(keys: readonly string[]): MemberBatches {
+  let given = false;
+  return {
+    next: async () => {
+      if (given) return [];
+      given = true;
+      return keys;
+    },
+    close: async () => undefined,
+  };
+}
+
+/** A group's memberof range read MEMBERS_BATCH keys a trip; the list is handed to `keep` once read to its end. */
+class RangeBatches implements MemberBatches {
+  /** Every key read so far, while the list may still be kept. */
+  private read: string[] | undefined = [];
+
+  constructor(private readonly iterator: SeekIterator<string>, private readonly keep: (keys: readonly string[]) => void, private readonly stats: { memberKeysRead: number }) {}
+
+  async next(): Promise<readonly string[]> {
+    const keys = (await this.iterator.nextv(MEMBERS_BATCH)).map(dnKeyOfIndexKey);
+    this.stats.memberKeysRead += keys.length;
+    this.remember(keys);
+    return keys;
+  }
+
+  close(): Promise<void> {
+    return this.iterator.close();
+  }
+
+  /** Gathers a batch read (none: the end, and the list read whole is kept), unless the list grew past what is kept. */
+  private remember(keys: readonly string[]): void {
+    if (this.read === undefined) return;
+    if (keys.length === 0) this.keep(this.read);
+    else if (this.read.length + keys.length > MEMBER_KEYS_KEPT) this.read = undefined;
+    else this.read.push(...keys);
+  }
+}
+
+/** One group's member dnKeys as the merge in `members` takes them, a batch in hand at a time. */
 class Run {
   private keys: readonly string[] = [];
   private at = 0;
-  /** Every key read so far, while the list may still be kept. */
-  private read: string[] | undefined = [];
-  /** A kept list, which the first fill hands out whole. */
-  private kept: readonly string[] | undefined;
 
-  private constructor(private readonly iterator: SeekIterator<string> | undefined, private readonly keep: (keys: readonly string[]) => void, private readonly stats: { memberKeysRead: number }) {}
-
-  static reading(iterator: SeekIterator<string>, keep: (keys: readonly string[]) => void, stats: { memberKeysRead: number }): Run {
-    return new Run(iterator, keep, stats);
-  }
-
-  static over(keys: readonly string[]): Run {
-    const run = new Run(undefined, () => undefined, { memberKeysRead: 0 });
-    run.kept = keys;
-    run.read = undefined;
-    return run;
-  }
+  constructor(private readonly batches: MemberBatches) {}
 
   /** The next member, not taken yet. */
   get head(): string {
@@ -279,32 +307,15 @@ class Run {
     return this.at < this.keys.length;
   }
 
-  /** Reads the next batch; false when the range has ended (a list read whole is then kept). */
+  /** Takes the next batch in hand; false when the group's members have ended. */
   async fill(): Promise<boolean> {
-    if (this.iterator === undefined) {
-      this.keys = this.kept ?? [];
-      this.kept = undefined;
-      this.at = 0;
-      return this.keys.length > 0;
-    }
-    const keys = (await this.iterator.nextv(MEMBERS_BATCH)).map(dnKeyOfIndexKey);
-    this.stats.memberKeysRead += keys.length;
-    this.keys = keys;
+    this.keys = await this.batches.next();
     this.at = 0;
-    this.remember(keys);
-    return keys.length > 0;
-  }
-
-  /** Gathers a batch read (none: the end, and the list read whole is kept), unless the list grew past what is kept. */
-  private remember(keys: readonly string[]): void {
-    if (this.read === undefined) return;
-    if (keys.length === 0) this.keep(this.read);
-    else if (this.read.length + keys.length > MEMBER_KEYS_KEPT) this.read = undefined;
-    else this.read.push(...keys);
+    return this.keys.length > 0;
   }
 
   close(): Promise<void> {
-    return this.iterator?.close() ?? Promise.resolve();
+    return this.batches.close();
   }
 }
 

@@ -114,6 +114,9 @@ describe('groups in the store', () => {
     return { dns: walked.found.map((found) => found.dn), complete: walked.complete };
   };
   const direct = async (dn: string) => (await groupsOf(dn)).dns;
+  /** Members that need no entry of their own (a group's member values are DNs, existing or not). */
+  const memberDn = (n: number) => `uid=m.${n},ou=People,dc=example,dc=com`;
+  const range = (from: number, to: number) => Array.from({ length: to - from }, (_, n) => memberDn(from + n));
   const membersOf = async (...groups: string[]) => {
     const found: string[] = [];
     for await (const batch of store.memberships.members(groups.map(key))) found.push(...batch);
@@ -194,8 +197,6 @@ describe('groups in the store', () => {
   });
 
   test('a group\'s members listed again are kept, and a member added or removed, or the group deleted, is seen by the next listing', async () => {
-    const memberDn = (n: number) => `uid=m.${n},ou=People,dc=example,dc=com`;
-    const range = (from: number, to: number) => Array.from({ length: to - from }, (_, n) => memberDn(from + n));
     await store.add(group('k', range(0, 300)), ADMIN);
     assert.deepEqual(await membersOf(groupDn('k')), range(0, 300).map(key).sort());
     const read = store.memberships.stats.memberKeysRead;
@@ -210,8 +211,6 @@ describe('groups in the store', () => {
   });
 
   test('members of groups larger than one read: every batch merged, each member once, in key order', async () => {
-    const memberDn = (n: number) => `uid=m.${n},ou=People,dc=example,dc=com`;
-    const range = (from: number, to: number) => Array.from({ length: to - from }, (_, n) => memberDn(from + n));
     await store.add(group('x', range(0, 300)), ADMIN);
     await store.add(group('y', range(150, 450)), ADMIN);
     assert.deepEqual(await membersOf(groupDn('x')), range(0, 300).map(key).sort(), 'one group over two reads of 256');

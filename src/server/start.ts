@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import {
-  generalizedTime, normalizeDn, DirectoryStore, DEFAULT_ENTRY_CACHE_MB, DEFAULT_EQUALITY_TABLE_MB, DEFAULT_PASSWORD_TABLE_MB, DEFAULT_RECORD_TABLE_MB, SharedTable, SharedSlots, WriteGate, type TableMemory,
+  generalizedTime, normalizeDn, DirectoryStore, DEFAULT_ENTRY_CACHE_MB, DEFAULT_EQUALITY_TABLE_MB, DEFAULT_PASSWORD_TABLE_MB, defaultRecordTableMb, SharedTable, SharedSlots, WriteGate, type TableMemory,
 } from '../store/index.js';
 import type { StoreNode } from '../store/postgres/index.js';
 import { registryRecipe, type SchemeRegistry } from '../password/index.js';
@@ -43,7 +43,7 @@ export interface StartOptions {
   readonly fillPasswordTable?: FillWhen;
   /** The equality table shared by the serving threads, MiB (DEFAULT_EQUALITY_TABLE_MB when absent; 0: none). */
   readonly equalityTableMb?: number;
-  /** The record table shared by the serving threads, MiB (DEFAULT_RECORD_TABLE_MB when absent; 0: none). */
+  /** The record table shared by the serving threads, MiB (defaultRecordTableMb() when absent: a sixteenth of the memory; 0: none). */
   readonly recordTableMb?: number;
   readonly config: ServerConfig;
   readonly registry: SchemeRegistry;
@@ -212,7 +212,7 @@ function passwordTableMemory(mb = DEFAULT_PASSWORD_TABLE_MB, settings: PasswordP
 function tableMemory(options: StartOptions, settings: PasswordPolicy): TableMemory {
   const passwords = passwordTableMemory(options.passwordTableMb, settings);
   const equalities = tableOf(options.equalityTableMb ?? DEFAULT_EQUALITY_TABLE_MB);
-  const records = tableOf(options.recordTableMb ?? DEFAULT_RECORD_TABLE_MB);
+  const records = tableOf(options.recordTableMb ?? defaultRecordTableMb());
   return { ...(passwords && { passwords }), ...(equalities && { equalities }), ...(records && { records }) };
 }
 

@@ -33,6 +33,7 @@
  * one are reclaimed only when the table is emptied.
  */
 
+import { totalmem } from 'node:os';
 import { fnv1a } from './mutex.js';
 
 const CELL = { lock: 0, generation: 1, tail: 2, used: 3, slots: 4, clearedAt: 5 } as const;
@@ -57,8 +58,31 @@ export const MAX_TABLE_MB = 2047;
 export const DEFAULT_PASSWORD_TABLE_MB = 256;
 /** serve's --equality-table-mb (a million one-entry answers take about 90 MiB with the index). */
 export const DEFAULT_EQUALITY_TABLE_MB = 128;
-/** serve's --record-table-mb (100,000 make-ldif users' records take about 110 MiB). */
+/** The least of serve's --record-table-mb default (100,000 make-ldif users' records take about 110 MiB). */
 export const DEFAULT_RECORD_TABLE_MB = 256;
+/** serve's --record-table-mb default is this share of the machine's memory (or its cgroup's limit), at least DEFAULT_RECORD_TABLE_MB. */
+const RECORD_TABLE_SHARE = 16;
+
+/**
+ * serve's --record-table-mb default for a machine with this many bytes of memory: a sixteenth of
+ * it, from DEFAULT_RECORD_TABLE_MB to MAX_TABLE_MB. A machine of 24 GB then holds a million
+ * make-ldif users' records (about 1.1 GB), as slapd's back-mdb keeps its whole map in the page
+ * cache; the memory is taken only as searches fill the table (docs/performance.md, "A record
+ * table sized by the machine").
+ */
+export function recordTableMbFor(memoryBytes: number): number {
+  const share = Math.floor(memoryBytes / RECORD_TABLE_SHARE / 2 ** 20);
+  return Math.min(MAX_TABLE_MB, Math.max(DEFAULT_RECORD_TABLE_MB, share));
+}
+
+/** The memory this process may use: the machine's, or its cgroup's limit when lower (Node reports an unlimited one as a huge number). */
+export function machineMemoryBytes(): number {
+  const limit = process.constrainedMemory?.() ?? 0;
+  return limit > 0 ? Math.min(totalmem(), limit) : totalmem();
+}
+
+/** serve's --record-table-mb default on this machine (recordTableMbFor). */
+export const defaultRecordTableMb = (): number => recordTableMbFor(machineMemoryBytes());
 
 /** A char a record cannot hold (keys are kept one byte a char). */
 const WIDE_CHAR = /[^\x00-\xff]/;

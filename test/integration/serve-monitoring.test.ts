@@ -16,6 +16,7 @@ import { bindRequest, exchange } from '../helpers/ldap-requests.js';
 import { makeTestCertificate } from '../helpers/tls.js';
 import { leveldapBin } from '../helpers/paths.js';
 import { metricsPort, sample, samples, scrape } from '../helpers/metrics.js';
+import { machineMemoryBytes, recordTableMbFor } from '../../src/store/shared-table.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -175,6 +176,8 @@ describe('monitoring: cn=Monitor and /metrics', { skip }, () => {
     assert.equal(number(entryOf(entries, 'cn=Bytes,cn=Entry Cache,cn=Monitor'), 'monitorCounter'), THREADS * 16 * 2 ** 20);
     const decision = server.logs().map((text) => JSON.parse(text) as { msg?: string; entryCacheMb?: number }).find((record) => record.msg === 'entry cache');
     assert.equal(decision?.entryCacheMb, 16, 'the start-up log says the cache is on');
+    const records = server.logs().map((text) => JSON.parse(text) as { msg?: string; maxMb?: number }).find((record) => record.msg === 'record table');
+    assert.equal(records?.maxMb, recordTableMbFor(machineMemoryBytes()), 'the record table sized by the machine\'s memory when not asked');
   });
 
   test('the counters are operational, as in OpenLDAP: a plain search returns none; a one-level search lists the subsystems', async () => {

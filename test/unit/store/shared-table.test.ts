@@ -7,7 +7,8 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { hashKey, MAX_RECORD_BYTES, SharedTable } from '../../../src/store/shared-table.js';
+import { totalmem } from 'node:os';
+import { hashKey, machineMemoryBytes, MAX_RECORD_BYTES, recordTableMbFor, SharedTable } from '../../../src/store/shared-table.js';
 import { DirectoryStore, deleteEntry, dnKey, modifyEntry, parseDn, renameEntry, type Modification } from '../../../src/store/index.js';
 import { BASE, PEOPLE, person, tempDir } from '../../helpers/store.js';
 import { walkPasswords } from '../../../src/store/password-walk.js';
@@ -91,6 +92,22 @@ describe('SharedTable', () => {
     assert.equal(keep(table, 'uid=big', 'x'.repeat(MAX_RECORD_BYTES)), false);
     assert.deepEqual(keep(table, 'uid=caf\u00e9', 'latin-1 key'), true);
     assert.deepEqual(lookup(table, 'uid=caf\u00e9'), ['latin-1 key']);
+  });
+});
+
+describe('the record table\'s size by default', () => {
+  const GIB = 2 ** 30;
+  test('a sixteenth of the memory, at least 256 MiB, at most what a table can address', () => {
+    assert.equal(recordTableMbFor(2 * GIB), 256, 'a small machine keeps the floor');
+    assert.equal(recordTableMbFor(4 * GIB), 256);
+    assert.equal(recordTableMbFor(8 * GIB), 512);
+    assert.equal(recordTableMbFor(24 * GIB), 1536, 'a million make-ldif users (about 1.1 GB) fit');
+    assert.equal(recordTableMbFor(64 * GIB), 2047, 'offsets are Int32 cells');
+  });
+
+  test('the memory is the machine\'s, or less under a cgroup limit', () => {
+    const bytes = machineMemoryBytes();
+    assert.ok(bytes > 0 && bytes <= totalmem(), `${bytes} of ${totalmem()}`);
   });
 });
 

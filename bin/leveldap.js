@@ -7,7 +7,7 @@ const { availableParallelism } = require('node:os');
 
 process.env.UV_THREADPOOL_SIZE ??= String(Math.max(4, availableParallelism()));
 
-// `serve` runs with two V8 flags, which cannot be set once V8 runs, so the process image is
+// `serve` runs with three V8 flags, which cannot be set once V8 runs, so the process image is
 // started again with them (execv through native/sys: same pid, stdio and environment):
 // - --single-threaded-gc: the collector on the thread that needs it; its helper threads otherwise
 //   compete with the serving threads for the cores, and a serving thread waits for them
@@ -19,10 +19,17 @@ process.env.UV_THREADPOOL_SIZE ??= String(Math.max(4, availableParallelism()));
 //   million users every bind's name was promoted and collected by a full collection, 25% of the
 //   bind rate (docs/performance.md, "Objects promoted at a million users"). LEVELDAP_PRETENURING=1
 //   keeps V8's default.
-// Without the addon both stay V8's defaults.
+// - --max-semi-space-size=1: the main thread's young generation as small as each serving
+//   worker's (3 MiB, src/server/threads/supervisor.ts). With V8's default it grew to 16-33 MB
+//   during start-up and the password table's walk and kept them (100,000 users: RSS after 60 s of
+//   binds 200-205 MB against 222-254; docs/performance.md, "The main thread's young generation").
+//   A size the caller gave (the command line, NODE_OPTIONS) is kept.
+// Without the addon all stay V8's defaults.
+const setByCaller = (name) => process.execArgv.some((arg) => arg.startsWith(name)) || (process.env.NODE_OPTIONS ?? '').includes(name);
 const SERVE_FLAGS = [
   ...(process.env.LEVELDAP_PARALLEL_GC === '1' ? [] : ['--single-threaded-gc']),
   ...(process.env.LEVELDAP_PRETENURING === '1' ? [] : ['--no-allocation-site-pretenuring']),
+  ...(setByCaller('--max-semi-space-size') ? [] : ['--max-semi-space-size=1']),
 ];
 const missingFlags = SERVE_FLAGS.filter((flag) => !process.execArgv.includes(flag));
 if (process.argv[2] === 'serve' && missingFlags.length > 0) {

@@ -3,7 +3,8 @@
  * without V8's allocation-site pretenuring (--no-allocation-site-pretenuring): bin/leveldap.js
  * starts the process image again with the flags (native/sys's exec), so the pid the caller spawned
  * is the server's, it serves and stops as before; LEVELDAP_PARALLEL_GC=1 and LEVELDAP_PRETENURING=1
- * keep V8's defaults. Skipped when the addon is not built, unless LEVELDAP_REQUIRE_NATIVE=1 (.ci/run).
+ * keep V8's defaults. The main thread's young generation is as small as a serving worker's
+ * (--max-semi-space-size=1), unless the caller set its own size. Skipped when the addon is not built, unless LEVELDAP_REQUIRE_NATIVE=1 (.ci/run).
  */
 import { test, describe } from 'node:test';
 import assert from 'node:assert/strict';
@@ -24,12 +25,13 @@ const skip = skipReason();
 const commandLine = (pid: number): string[] => readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').filter(Boolean);
 
 describe('leveldap serve and the collector', { skip }, () => {
-  test('the spawned pid is the server, running with --single-threaded-gc and --no-allocation-site-pretenuring; it binds and stops with status 0', async () => {
+  test('the spawned pid is the server, running with --single-threaded-gc, --no-allocation-site-pretenuring and --max-semi-space-size=1; it binds and stops with status 0', async () => {
     const server = await startLeveldap({ users: 3, env: { LEVELDAP_PARALLEL_GC: '', LEVELDAP_PRETENURING: '' } });
     try {
       const argv = commandLine(server.process.pid!);
       assert.equal(argv[1], '--single-threaded-gc', argv.join(' '));
       assert.equal(argv[2], '--no-allocation-site-pretenuring', argv.join(' '));
+      assert.equal(argv[3], '--max-semi-space-size=1', argv.join(' '));
       assert.ok(argv.includes('serve'), argv.join(' '));
       const whoami = await ldapTool('ldapwhoami', server.url, ['-D', 'uid=user.1,ou=People,dc=example,dc=com', '-w', 'password']);
       assert.equal(whoami.code, 0, whoami.stderr);
@@ -57,6 +59,17 @@ describe('leveldap serve and the collector', { skip }, () => {
     try {
       const argv = commandLine(server.process.pid!);
       assert.ok(!argv.includes('--no-allocation-site-pretenuring'), argv.join(' '));
+      assert.equal(argv[1], '--single-threaded-gc', argv.join(' '));
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('a young generation size set by the caller (NODE_OPTIONS) is kept', async () => {
+    const server = await startLeveldap({ users: 1, env: { LEVELDAP_PARALLEL_GC: '', LEVELDAP_PRETENURING: '', NODE_OPTIONS: '--max-semi-space-size=8' } });
+    try {
+      const argv = commandLine(server.process.pid!);
+      assert.ok(!argv.some((arg) => arg.startsWith('--max-semi-space-size')), argv.join(' '));
       assert.equal(argv[1], '--single-threaded-gc', argv.join(' '));
     } finally {
       await server.stop();

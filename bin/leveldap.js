@@ -22,7 +22,7 @@ process.env.UV_THREADPOOL_SIZE ??= String(Math.max(4, availableParallelism()));
 // - --max-semi-space-size=1: the main thread's young generation as small as each serving
 //   worker's (3 MiB, src/server/threads/supervisor.ts). With V8's default it grew to 16-33 MB
 //   during start-up and the password table's walk and kept them (100,000 users: RSS after 60 s of
-//   binds 200-205 MB against 222-254; docs/performance.md, "The main thread's young generation").
+//   binds 205-214 MB against 229-257; docs/performance.md, "The main thread's young generation").
 //   A size the caller gave (the command line, NODE_OPTIONS) is kept.
 // Without the addon all stay V8's defaults.
 const setByCaller = (name) => process.execArgv.some((arg) => arg.startsWith(name)) || (process.env.NODE_OPTIONS ?? '').includes(name);

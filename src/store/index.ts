@@ -19,7 +19,7 @@ export { attributeType, attributeKey, typeKey, type AttributeType } from './sche
 export { DEFAULT_INDEXES } from './indexes.js';
 export { SharedSlots, fnv1a } from './mutex.js';
 export { WriteGate } from './write-gate.js';
-export { SharedTable, staleTables, DEFAULT_EQUALITY_TABLE_MB, DEFAULT_PASSWORD_TABLE_MB, DEFAULT_RECORD_TABLE_MB, defaultRecordTableMb, recordTableMbFor, MIN_TABLE_MB, MAX_TABLE_MB, type TableMemory } from './shared-table.js';
+export { SharedTable, staleTables, DEFAULT_EQUALITY_TABLE_MB, DEFAULT_PASSWORD_TABLE_MB, DEFAULT_RECORD_TABLE_MB, defaultRecordTableMb, MIN_TABLE_MB, MAX_TABLE_MB, type TableMemory } from './shared-table.js';
 export type { WalkTurns } from './password-walk.js';
 export type { StoreLog } from './recovery.js';
 export { generalizedTime, parseGeneralizedTime, isGeneralizedTime } from './time.js';

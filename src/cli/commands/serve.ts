@@ -37,6 +37,7 @@ interface ServeArgs extends SchemeOptions, DataOptions, TlsOptions, PolicyOption
 }
 
 function builder(yargs: Argv): Argv<ServeArgs> {
+  const recordTableMb = defaultRecordTableMb();
   return withStoreOptions(withMonitoringOptions(withSchemaFileOption(withLimitOptions(withPolicyOptions(withTlsOptions(withDataOption(withSchemeOptions(yargs))))))))
     .option('host', { type: 'string', default: '127.0.0.1', requiresArg: true, describe: 'address to listen on' })
     .option('port', { type: 'number', default: 1389, requiresArg: true, describe: 'LDAP port (0: any free port)' })
@@ -51,7 +52,7 @@ function builder(yargs: Argv): Argv<ServeArgs> {
     .option('password-table-mb', { type: 'number', default: DEFAULT_PASSWORD_TABLE_MB, requiresArg: true, describe: 'every account\'s userPassword values in memory shared by the serving threads, at most this many MiB, filled by binds and, while the server is quiet, a walk over the entries (part of resident memory as it fills; 0: none)' })
     .option('fill-password-table', { type: 'string', choices: FILL_WHEN, default: 'quiet', requiresArg: true, describe: 'when every account\'s userPassword is read into the password table besides what binds keep: while the server is quiet, at once (a million users: about 5.5 s of CPU, binds slower meanwhile), before listening (the start later by as much), or never' })
     .option('equality-table-mb', { type: 'number', default: DEFAULT_EQUALITY_TABLE_MB, requiresArg: true, describe: 'answers of the equality index (the entries holding one value: a (uid=...) search) in memory shared by the serving threads, at most this many MiB, filled by searches (part of resident memory as it fills; 0: none)' })
-    .option('record-table-mb', { type: 'number', default: defaultRecordTableMb(), defaultDescription: `a sixteenth of the memory, ${DEFAULT_RECORD_TABLE_MB} to ${MAX_TABLE_MB}: ${defaultRecordTableMb()} here`, requiresArg: true, describe: 'entry records (up to 2 KB each) in memory shared by the serving threads, for searches of a directory too large for each thread\'s entry cache, at most this many MiB, filled by searches (part of resident memory as it fills; 0: none)' })
+    .option('record-table-mb', { type: 'number', default: recordTableMb, defaultDescription: `a sixteenth of the memory, ${DEFAULT_RECORD_TABLE_MB} to ${MAX_TABLE_MB}: ${recordTableMb} here`, requiresArg: true, describe: 'entry records (up to 2 KB each) in memory shared by the serving threads, for searches of a directory too large for each thread\'s entry cache, at most this many MiB, filled by searches (part of resident memory as it fills; 0: none)' })
     .option('threads', { type: 'number', requiresArg: true, describe: `event loops serving connections, worker threads sharing the port and database (default: one per core, at most ${DEFAULT_THREADS_MAX}; one with lockout on)` })
     .option('log-level', { type: 'string', default: 'info', choices: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], describe: 'log level (access log at info)' }) as Argv<ServeArgs>;
 }

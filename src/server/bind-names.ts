@@ -1,7 +1,10 @@
 /**
  * Bind DNs that bound successfully, parsed and normalized, per serving thread: the same accounts
- * bind again and again. At most LIMIT (about 800 bytes each); when full it starts over, but at
- * most once every REFILL_MILLIS: with many more accounts than that binding at random, a cache
+ * bind again and again. At most LIMIT (about 800 bytes each), and only while a sample of the names
+ * (sampled-hit-rate.ts) says a cache of LIMIT names would answer at least a quarter of the binds:
+ * with 100,000 accounts binding at random it would answer one in ten and hold about 20 MB of the
+ * process (docs/performance.md, "A bound-name cache judged by a sample"). When full it starts
+ * over, but at most once every REFILL_MILLIS: with many more accounts than that binding at random, a cache
  * refilled at once only churns (every entry outlives V8's young generation and becomes
  * old-generation garbage: tens of MB of heap with 100,000 users), for a parse that takes 1.4-2.5 µs
  * (3.8-5.4 before normalizeLeafRdn; docs/performance.md, "Again on 2026-12-04, and what a bind
@@ -10,6 +13,7 @@
  * (the accounts of a directory sit under a few parents), so even then only the first RDN is
  * parsed and normalized.
  */
+import { SampledHitRate } from './sampled-hit-rate.js';
 import {
   dnKey, formatDn, formatRdn, keyBelowNormalized, normalizedDnOf, normalizeLeafRdn, parseDn, SchemaMemo, splitPlainFirstRdn, type Dn,
 } from '../store/index.js';
@@ -41,15 +45,25 @@ export class BindNames {
   private readonly names = new Map<string, BindDn>();
   private readonly parents = new SchemaMemo<BindDn>(PARENTS, CACHED_NAME_LIMIT);
   private filledAt = 0;
+  private readonly hitRate = new SampledHitRate(LIMIT, REFILL_MILLIS);
+
+  /** Names kept now (for the tests). */
+  get size(): number {
+    return this.names.size;
+  }
 
   /** The name parsed (invalidDnSyntax if it is not a DN), from the cache when it bound before. */
   parse(name: string): BindDn {
-    return this.names.get(name) ?? this.parsedBelowParent(name);
+    if (this.hitRate.looked(name)) return this.names.get(name) ?? this.parsedBelowParent(name);
+    if (this.names.size > 0) this.names.clear();
+    return this.parsedBelowParent(name);
   }
 
   /** Remembers a DN that just bound. */
   bound(name: string, parsed: BindDn): void {
-    if (name.length > CACHED_NAME_LIMIT || this.names.has(name)) return;
+    if (name.length > CACHED_NAME_LIMIT || (this.hitRate.worthKeeping && this.names.has(name))) return;
+    this.hitRate.kept(name);
+    if (!this.hitRate.worthKeeping) return;
     if (this.names.size >= LIMIT) {
       if (Date.now() - this.filledAt < REFILL_MILLIS) return;
       this.names.clear();

@@ -26,11 +26,28 @@ test('a malformed bind DN is refused as parseDn refuses it, its parent kept or n
   }
 });
 
-test('a name that bound is answered from the cache, key included', () => {
+/** Binds every name drawn, count times, as the bind handler does: parse, then bound on success. */
+function bindMany(names: BindNames, draw: () => string, count: number): void {
+  for (let i = 0; i < count; i += 1) {
+    const name = draw();
+    names.bound(name, names.parse(name));
+  }
+}
+
+const userName = (n: number) => `uid=user.${n},ou=People,dc=example,dc=com`;
+
+test('the names of a few accounts that bind again and again are answered from the cache', () => {
   const names = new BindNames();
-  const name = 'uid=user.9,ou=People,dc=example,dc=com';
-  const parsed = names.parse(name);
-  names.bound(name, parsed);
-  assert.equal(names.parse(name), parsed);
-  assert.equal(parsed.key, dnKey(parseDn(name)));
+  bindMany(names, () => userName(Math.floor(Math.random() * 100)), 40_000);
+  assert.equal(names.size, 100);
+  const parsed = names.parse(userName(7));
+  assert.equal(names.parse(userName(7)), parsed);
+  assert.equal(parsed.key, dnKey(parseDn(userName(7))));
+});
+
+test('names of a directory too large for the cache to answer one bind in four are not kept', () => {
+  const names = new BindNames();
+  bindMany(names, () => userName(Math.floor(Math.random() * 100_000)), 60_000);
+  assert.ok(names.size < 1000, `${names.size} names kept`);
+  assert.deepEqual(names.parse(userName(99_999)), whole(userName(99_999)));
 });

@@ -167,15 +167,14 @@ async function serveHere(plan: ThreadPlan, store: DirectoryStore, registry: Sche
 
 /** Several threads: workers serve on the sockets bound here; this thread writes their logs and stops them. */
 async function serveOnThreads(plan: ThreadPlan, threads: number, log: Logger, stream: DestinationStream): Promise<Serving> {
-  const reserved = await reserveSockets(plan.seed.config, threads);
   // This thread only relays the serving threads' log lines: it reclaims their memory when they stop coming.
   const reclaimer = new MemoryReclaimer(log);
   const write = (text: string) => {
     stream.write(text);
     reclaimer.released();
   };
-  const serving = await startThreads(plan, reserved.perThread, log, write);
-  const { host, port, ldapsPort } = reserved;
+  const { serving, bound } = await startThreads(plan, threads, () => reserveSockets(plan.seed.config, threads), log, write);
+  const { host, port, ldapsPort } = bound;
   const stop = async (graceMillis = 10_000) => {
     await serving.stop(graceMillis);
     reclaimer.stop();

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import tls from 'node:tls';
 import { canConnect, findProgram, freePort } from '../../src/harness/slapd.js';
 import { collect } from '../../src/harness/run.js';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { populateDatabase, startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, parseLdifOutput, RawConnection, valuesOf, type Credentials } from '../helpers/ldap-client.js';
 import { addRequest, bindRequest, exchange } from '../helpers/ldap-requests.js';
@@ -284,18 +284,27 @@ describe('leveldap serve --threads 2: LDAPS, and lockout', { skip }, () => {
   });
 });
 
+/** `serve --threads 2` spawned on a free port over a new database of `users` users (its directory added to `dirs`). */
+async function spawnTwoThreads(dirs: string[], users: number, args: readonly string[] = []): Promise<{ child: ChildProcess; port: number }> {
+  const dir = await mkdtemp(join(tmpdir(), 'leveldap-threads-start-'));
+  dirs.push(dir);
+  await populateDatabase(join(dir, 'db'), users);
+  await writeFile(join(dir, 'admin-password'), 'start-admin', { mode: 0o600 });
+  const port = await freePort();
+  const child = spawn(process.execPath, [
+    leveldapBin, 'serve', '--data', join(dir, 'db'), '--port', String(port), '--threads', '2', '--admin-password-file', join(dir, 'admin-password'), ...args,
+  ], { stdio: ['ignore', 'pipe', 'pipe'] });
+  return { child, port };
+}
+
 describe('leveldap serve --threads 2: clients that connect while the threads start are spread over them', { skip }, () => {
   const dirs: string[] = [];
   after(async () => { await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))); });
 
   test('32 connections made as soon as the port accepts, before the threads are all listening, are served by both', async () => {
-    const dir = await mkdtemp(join(tmpdir(), 'leveldap-threads-early-'));
-    dirs.push(dir);
-    await populateDatabase(join(dir, 'db'), 50);
-    await writeFile(join(dir, 'admin-password'), 'early-admin', { mode: 0o600 });
-    const port = await freePort();
-    const child = spawn(process.execPath, [leveldapBin, 'serve', '--data', join(dir, 'db'), '--port', String(port), '--threads', '2', '--admin-password-file', join(dir, 'admin-password')], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const { child, port } = await spawnTwoThreads(dirs, 50);
     const output = collect(child.stdout);
+    child.stderr?.resume();
     try {
       // The port accepts at the kernel's level as soon as it is bound, before any thread listens.
       while (!(await canConnect(port))) await new Promise((resolve) => setTimeout(resolve, 20));
@@ -310,6 +319,32 @@ describe('leveldap serve --threads 2: clients that connect while the threads sta
     } finally {
       child.kill('SIGKILL');
     }
+  });
+});
+
+describe('leveldap serve --threads 2: the port opens only for threads that serve', { skip }, () => {
+  const dirs: string[] = [];
+  after(async () => { await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))); });
+
+  test('serving threads that fail to start: exit 1 naming the cause, and no connection was ever accepted', async () => {
+    const { child, port } = await spawnTwoThreads(dirs, 5, ['--scheme-plugin', fixturePath('plugins', 'refused-by-threads.mjs')]);
+    const output = collect(child.stdout);
+    const errors = collect(child.stderr);
+    const exited = once(child, 'exit');
+    let running = true;
+    void exited.then(() => { running = false; });
+    let accepted = 0;
+    let tries = 0;
+    while (running) {
+      tries += 1;
+      if (await canConnect(port)) accepted += 1;
+      await new Promise((resolve) => setTimeout(resolve, 2));
+    }
+    const [code] = await exited as [number | null];
+    assert.equal(code, 1, errors());
+    assert.match(output() + errors(), /refuses to load in a serving thread/);
+    assert.ok(tries > 5, `the port was tried ${tries} times while the server started`);
+    assert.equal(accepted, 0, `${accepted} of ${tries} connections were accepted by a server that never served`);
   });
 });
 

@@ -3,8 +3,9 @@
  * port with SO_REUSEPORT (native/fd-dup), so the kernel spreads new connections over the threads.
  * (Threads accepting on one shared socket do not share: every thread is woken for each new
  * connection and the first takes the whole burst; measured, all 32 connections of a load run
- * landed on one of two threads.) The sockets are bound before any thread starts, and a thread
- * that is not yet listening gets its connections once it is (they wait in the kernel's backlog).
+ * landed on one of two threads.) The sockets are bound once every thread is ready to take its
+ * own (src/server/threads/supervisor.ts), all at once, so the connections of the first instant
+ * are spread too; until then the port refuses connections.
  * Without the addon built, threads are not available and serve runs one.
  */
 import { lookup } from 'node:dns/promises';

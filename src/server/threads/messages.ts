@@ -28,14 +28,20 @@ export interface ThreadPlan {
 
 /** workerData of one serving thread. */
 export interface ThreadSetup extends ThreadPlan {
-  /** This thread's own listening sockets (bound with SO_REUSEPORT, as every thread's). */
-  readonly sockets: ListeningSockets;
   readonly thread: number;
   readonly threads: number;
 }
 
-/** From a serving thread: log lines (relayed to the main thread's log), ready, stopped. */
-export type ThreadReport = { readonly log: string } | { readonly ready: true } | { readonly stopped: true };
+/**
+ * From a serving thread: log lines (relayed to the main thread's log); prepared (its database,
+ * schemes and handlers ready: it waits for its sockets); ready (listening); stopped.
+ */
+export type ThreadReport = { readonly log: string } | { readonly prepared: true } | { readonly ready: true } | { readonly stopped: true };
+
+/** To a prepared serving thread: its own listening sockets (bound with SO_REUSEPORT, as every thread's). */
+export interface ListenThread {
+  readonly listen: ListeningSockets;
+}
 
 /** To a serving thread. */
 export interface StopThread {

@@ -15,7 +15,7 @@ import { staleTables, SharedSlots, WriteGate } from '../../store/index.js';
 import type { ServerConfig } from '../config.js';
 import { releaseSocket, reusePortSockets, sharingUnavailable } from '../net/listen-socket.js';
 import type { ListeningSockets } from '../net/listener.js';
-import type { StopThread, ThreadPlan, ThreadReport, ThreadSetup } from './messages.js';
+import type { ListenThread, StopThread, ThreadPlan, ThreadReport, ThreadSetup } from './messages.js';
 
 const ENTRY = new URL('./worker.js', import.meta.url);
 const YOUNG_GENERATION_MB = 3;
@@ -39,7 +39,7 @@ export function singleThreadReason(threads: number, lockout: boolean, postgres =
   return sharingUnavailable();
 }
 
-/** The listening sockets, bound before any thread accepts on them: one set per thread. */
+/** The listening sockets, bound once every thread is prepared: one set per thread. */
 interface ReservedSockets {
   readonly perThread: readonly ListeningSockets[];
   readonly host: string;
@@ -62,24 +62,26 @@ export async function reserveSockets(config: ServerConfig, threads: number): Pro
   }
 }
 
-/** Closes sockets no thread took (a failed start). */
-export function releaseSockets(sockets: readonly ListeningSockets[]): void {
-  for (const set of sockets) [set.ldap, set.ldaps].forEach((fd) => fd !== undefined && releaseSocket(fd));
+/** A serving thread being started: its worker, prepared once it waits for its sockets, ready once it listens. */
+interface StartingThread {
+  readonly worker: Worker;
+  readonly prepared: Promise<void>;
+  readonly ready: Promise<void>;
 }
 
-/** One more serving thread; resolves once it listens. */
-async function startThread(setup: ThreadSetup, write: (text: string) => void): Promise<Worker> {
+/** One more serving thread: its log lines go to `write`; a failure to start rejects both promises. */
+function startThread(setup: ThreadSetup, write: (text: string) => void): StartingThread {
   const worker = new Worker(ENTRY, { workerData: setup, resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB } });
-  const ready = new Promise<void>((resolve, reject) => {
-    worker.on('message', (report: ThreadReport) => {
-      if ('log' in report) write(report.log);
-      else if ('ready' in report) resolve();
-    });
+  worker.on('message', (report: ThreadReport) => 'log' in report && write(report.log));
+  const failed = new Promise<never>((_, reject) => {
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`serving thread ${setup.thread} exited (${code}) while starting`)));
   });
-  await ready;
-  return worker;
+  failed.catch(() => {}); // seen through the promises below
+  const reported = (kind: 'prepared' | 'ready') => Promise.race([failed, new Promise<void>((resolve) => {
+    worker.on('message', (report: ThreadReport) => kind in report && resolve());
+  })]);
+  return { worker, prepared: reported('prepared'), ready: reported('ready') };
 }
 
 /** Resolves when the thread has exited, however it ended (an 'error' is followed by 'exit'). */
@@ -120,27 +122,35 @@ function watch(workers: readonly Worker[], plan: ThreadPlan, log: Logger): { ali
   return { alive, failure, stopping: () => { stopping = true; } };
 }
 
-/** Starts serving threads 0 .. n - 1, thread i on perThread[i]; `write` takes their log lines. */
-export async function startThreads(
-  plan: ThreadPlan, perThread: readonly ListeningSockets[], log: Logger, write: (text: string) => void,
-): Promise<ServingThreads> {
-  const workers: Worker[] = [];
-  const threads = perThread.length;
+/**
+ * Starts `threads` serving threads at once. Once every one is prepared (its database, schemes and
+ * handlers ready), `bind` binds the sockets and thread i listens on perThread[i]: the port accepts
+ * connections only when threads are there to take them (a thread that fails to start leaves it
+ * closed), and connections made as it opens are spread over every thread's socket.
+ */
+export async function startThreads<Bound extends { readonly perThread: readonly ListeningSockets[] }>(
+  plan: ThreadPlan, threads: number, bind: () => Promise<Bound>, log: Logger, write: (text: string) => void,
+): Promise<{ readonly serving: ServingThreads; readonly bound: Bound }> {
+  const starting = Array.from({ length: threads }, (_, thread) => startThread({ ...plan, thread, threads }, write));
+  const workers = starting.map((thread) => thread.worker);
+  let bound: Bound;
   try {
-    for (let thread = 0; thread < threads; thread += 1) {
-      workers.push(await startThread({ ...plan, sockets: perThread[thread]!, thread, threads }, write));
-    }
+    await Promise.all(starting.map((thread) => thread.prepared));
+    bound = await bind();
+    starting.forEach((thread, i) => thread.worker.postMessage({ listen: bound.perThread[i]! } satisfies ListenThread));
+    await Promise.all(starting.map((thread) => thread.ready));
   } catch (error) {
+    // A thread's sockets close with it once it listens on them; a failure before bind() left none open.
     await Promise.all(workers.map((worker) => worker.terminate()));
-    releaseSockets(perThread.slice(workers.length + 1)); // the thread that failed closed its own
     throw error;
   }
   const watched = watch(workers, plan, log);
-  return {
+  const serving: ServingThreads = {
     failure: watched.failure,
     async stop(graceMillis) {
       watched.stopping();
       await Promise.all([...watched.alive].map((worker) => stopThread(worker, graceMillis)));
     },
   };
+  return { serving, bound };
 }

@@ -11,7 +11,7 @@ import { buildContext, type ContextSeed } from '../build-context.js';
 import { slotOwner } from './supervisor.js';
 import { LOG_OPTIONS } from '../log-options.js';
 import { listen } from '../net/listener.js';
-import type { StopThread, ThreadReport, ThreadSetup } from './messages.js';
+import type { ListenThread, StopThread, ThreadReport, ThreadSetup } from './messages.js';
 
 const port = parentPort!;
 const report = (message: ThreadReport) => port.postMessage(message);
@@ -47,8 +47,10 @@ async function serve(setup: ThreadSetup, relay: LogRelay, log: Logger): Promise<
   });
   const registry = await registryFromRecipe(setup.recipe, log);
   const context = buildContext(reviveSeed(setup.seed), store, registry, log, setup.counters, setup.thread);
+  const sockets = new Promise<ListenThread>((resolve) => port.once('message', resolve));
+  report({ prepared: true });
   const server = await listen(context, {
-    sockets: setup.sockets, thread: setup.thread, threads: setup.threads, addressCounts: setup.addressCounts,
+    sockets: (await sockets).listen, thread: setup.thread, threads: setup.threads, addressCounts: setup.addressCounts,
   });
   port.once('message', ({ stop }: StopThread) => {
     void (async () => {

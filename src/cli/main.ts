@@ -4,6 +4,7 @@ import { hideBin } from 'yargs/helpers';
 import { SchemeError } from '../password/index.js';
 import { DirectoryError, StoreError } from '../store/index.js';
 import { LdifError } from '../ldif/index.js';
+import { ListenError } from '../server/errors.js';
 import { CliError } from './support/errors.js';
 
 /** Adds a command to the parser. */
@@ -38,7 +39,7 @@ const USAGE_ERROR = 2;
 
 /** Errors that are the input's fault: the message is enough, no stack. */
 function isExpected(error: Error | undefined): boolean {
-  return error instanceof StoreError || error instanceof DirectoryError || error instanceof LdifError;
+  return error instanceof StoreError || error instanceof DirectoryError || error instanceof LdifError || error instanceof ListenError;
 }
 
 function reportFailure(message: string | undefined, error: Error | undefined): never {

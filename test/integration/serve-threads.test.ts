@@ -13,6 +13,7 @@ import { once } from 'node:events';
 import { pathToFileURL } from 'node:url';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import net from 'node:net';
 import tls from 'node:tls';
 import { canConnect, findProgram, freePort } from '../../src/harness/slapd.js';
 import { collect } from '../../src/harness/run.js';
@@ -284,15 +285,15 @@ describe('leveldap serve --threads 2: LDAPS, and lockout', { skip }, () => {
   });
 });
 
-/** `serve --threads 2` spawned on a free port over a new database of `users` users (its directory added to `dirs`). */
-async function spawnTwoThreads(dirs: string[], users: number, args: readonly string[] = []): Promise<{ child: ChildProcess; port: number }> {
+/** `serve --threads 2` (or `threads`) spawned on a free port (or `port`) over a new database of `users` users (its directory added to `dirs`). */
+async function spawnTwoThreads(dirs: string[], users: number, args: readonly string[] = [], port?: number, threads = '2'): Promise<{ child: ChildProcess; port: number }> {
   const dir = await mkdtemp(join(tmpdir(), 'leveldap-threads-start-'));
   dirs.push(dir);
   await populateDatabase(join(dir, 'db'), users);
   await writeFile(join(dir, 'admin-password'), 'start-admin', { mode: 0o600 });
-  const port = await freePort();
+  port ??= await freePort();
   const child = spawn(process.execPath, [
-    leveldapBin, 'serve', '--data', join(dir, 'db'), '--port', String(port), '--threads', '2', '--admin-password-file', join(dir, 'admin-password'), ...args,
+    leveldapBin, 'serve', '--data', join(dir, 'db'), '--port', String(port), '--threads', threads, '--admin-password-file', join(dir, 'admin-password'), ...args,
   ], { stdio: ['ignore', 'pipe', 'pipe'] });
   return { child, port };
 }
@@ -346,6 +347,29 @@ describe('leveldap serve --threads 2: the port opens only for threads that serve
     assert.ok(tries > 5, `the port was tried ${tries} times while the server started`);
     assert.equal(accepted, 0, `${accepted} of ${tries} connections were accepted by a server that never served`);
   });
+});
+
+describe('leveldap serve on a port already in use', { skip }, () => {
+  const dirs: string[] = [];
+  after(async () => { await Promise.all(dirs.map((dir) => rm(dir, { recursive: true, force: true }))); });
+
+  for (const threads of ['1', '2']) {
+    test(`--threads ${threads}: exit 1 with one line naming the address, no stack`, async () => {
+      const holder = net.createServer();
+      await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+      try {
+        const port = (holder.address() as net.AddressInfo).port;
+        const { child } = await spawnTwoThreads(dirs, 5, [], port, threads);
+        const errors = collect(child.stderr);
+        child.stdout?.resume();
+        const [code] = await once(child, 'exit') as [number | null];
+        assert.equal(code, 1, errors());
+        assert.match(errors(), new RegExp(`^leveldap: cannot listen on 127\\.0\\.0\\.1:${port}: address already in use\n$`));
+      } finally {
+        holder.close();
+      }
+    });
+  }
 });
 
 describe('leveldap serve --threads 2 --fill-password-table before', { skip }, () => {

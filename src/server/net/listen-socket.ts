@@ -12,6 +12,7 @@ import { lookup } from 'node:dns/promises';
 import { closeSync } from 'node:fs';
 import net from 'node:net';
 import { loadAddon } from '../../native-addon.js';
+import { ListenError } from '../errors.js';
 
 interface FdDup {
   /** A TCP socket bound with SO_REUSEPORT and listening: [descriptor, port bound]. */
@@ -25,11 +26,12 @@ export function sharingUnavailable(): string | undefined {
   return addon ? undefined : 'the native/fd-dup addon is not built (npm ci builds it; it needs a C compiler)';
 }
 
-/** Starts `server` listening (on host:port, or on a descriptor); rejects with the listen error. */
-export function listenOn(server: net.Server, where: net.ListenOptions | { readonly fd: number }): Promise<void> {
+/** Starts `server` listening (on host:port, or on a descriptor); rejects with the listen error (a ListenError where the operator can act). */
+export function listenOn(server: net.Server, where: { readonly host: string; readonly port: number } | { readonly fd: number }): Promise<void> {
   return new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(where, () => { server.off('error', reject); resolve(); });
+    const failed = (error: Error) => reject(('port' in where && ListenError.of(error, where.host, where.port)) || error);
+    server.once('error', failed);
+    server.listen(where, () => { server.off('error', failed); resolve(); });
   });
 }
 
@@ -60,7 +62,7 @@ export async function reusePortSockets(host: string, port: number, count: number
     }
   } catch (error) {
     fds.forEach(releaseSocket);
-    throw error;
+    throw ListenError.of(error, host, port) ?? error;
   }
   return { fds, address: { address, family: family === 6 ? 'IPv6' : 'IPv4', port: bound } };
 }

@@ -77,10 +77,13 @@ function startThread(setup: ThreadSetup, write: (text: string) => void): Startin
     worker.once('error', reject);
     worker.once('exit', (code) => reject(new Error(`serving thread ${setup.thread} exited (${code}) while starting`)));
   });
-  failed.catch(() => {}); // seen through the promises below
-  const reported = (kind: 'prepared' | 'ready') => Promise.race([failed, new Promise<void>((resolve) => {
-    worker.on('message', (report: ThreadReport) => kind in report && resolve());
-  })]);
+  const reported = (kind: 'prepared' | 'ready') => {
+    const settled = Promise.race([failed, new Promise<void>((resolve) => {
+      worker.on('message', (report: ThreadReport) => kind in report && resolve());
+    })]);
+    settled.catch(() => {}); // a start given up early (the port in use) awaits neither; the thread is then terminated
+    return settled;
+  };
   return { worker, prepared: reported('prepared'), ready: reported('ready') };
 }
 

@@ -61,9 +61,12 @@ static napi_value listen_reuse_port(napi_env env, napi_callback_info info) {
   }
   int fd = bound_listener((struct sockaddr *)&storage, size, family);
   if (fd < 0) {
+    int failure = errno;
+    const char *name = failure == EADDRINUSE ? "EADDRINUSE" : failure == EACCES ? "EACCES"
+      : failure == EADDRNOTAVAIL ? "EADDRNOTAVAIL" : "ESOCKET";
     napi_value code, message, error;
-    napi_create_string_utf8(env, errno == EADDRINUSE ? "EADDRINUSE" : errno == EACCES ? "EACCES" : "ESOCKET", NAPI_AUTO_LENGTH, &code);
-    napi_create_string_utf8(env, strerror(errno), NAPI_AUTO_LENGTH, &message);
+    napi_create_string_utf8(env, name, NAPI_AUTO_LENGTH, &code);
+    napi_create_string_utf8(env, strerror(failure), NAPI_AUTO_LENGTH, &message);
     napi_create_error(env, code, message, &error);
     napi_throw(env, error);
     return NULL;

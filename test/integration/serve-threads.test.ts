@@ -369,6 +369,15 @@ describe('leveldap serve on a port already in use', { skip }, () => {
         holder.close();
       }
     });
+
+    test(`--threads ${threads}: an address no interface has (192.0.2.1, TEST-NET-1): exit 1, one line`, async () => {
+      const { child, port } = await spawnTwoThreads(dirs, 5, ['--host', '192.0.2.1'], undefined, threads);
+      const errors = collect(child.stderr);
+      child.stdout?.resume();
+      const [code] = await once(child, 'exit') as [number | null];
+      assert.equal(code, 1, errors());
+      assert.equal(errors(), `leveldap: cannot listen on 192.0.2.1:${port}: no interface of this machine has that address\n`);
+    });
   }
 });
 

@@ -1,10 +1,11 @@
 /**
  * Bind DNs that bound successfully, parsed and normalized, per serving thread: the same accounts
- * bind again and again. At most LIMIT (about 800 bytes each), and only while a sample of the names
- * (sampled-hit-rate.ts) says a cache of LIMIT names would answer at least a quarter of the binds:
- * with 100,000 accounts binding at random it would answer one in ten and hold about 20 MB of the
- * process (docs/performance.md, "A bound-name cache judged by a sample"). When full it starts
- * over, but at most once every REFILL_MILLIS: with many more accounts than that binding at random, a cache
+ * bind again and again. At most LIMIT (about 800 bytes each), kept once a sample of the names
+ * (sampled-hit-rate.ts) says a cache of LIMIT names would answer at least a quarter of the binds,
+ * and while it answers an eighth: with 100,000 accounts binding at random it would answer one in
+ * ten and hold about 20 MB of the process (docs/performance.md, "A bound-name cache judged by a
+ * sample"). When full it starts over, but at most once every REFILL_MILLIS: with many more
+ * accounts than that binding at random, a cache
  * refilled at once only churns (every entry outlives V8's young generation and becomes
  * old-generation garbage: tens of MB of heap with 100,000 users), for a parse that takes 1.4-2.5 µs
  * (3.8-5.4 before normalizeLeafRdn; docs/performance.md, "Again on 2026-12-04, and what a bind
@@ -54,16 +55,20 @@ export class BindNames {
 
   /** The name parsed (invalidDnSyntax if it is not a DN), from the cache when it bound before. */
   parse(name: string): BindDn {
-    if (this.hitRate.looked(name)) return this.names.get(name) ?? this.parsedBelowParent(name);
+    const kept = this.hitRate.worthKeeping ? this.names.get(name) : undefined;
+    if (this.hitRate.looked(name, kept !== undefined)) return kept ?? this.parsedBelowParent(name);
     if (this.names.size > 0) this.names.clear();
     return this.parsedBelowParent(name);
   }
 
   /** Remembers a DN that just bound. */
   bound(name: string, parsed: BindDn): void {
-    if (name.length > CACHED_NAME_LIMIT || (this.hitRate.worthKeeping && this.names.has(name))) return;
-    this.hitRate.kept(name);
-    if (!this.hitRate.worthKeeping) return;
+    if (name.length > CACHED_NAME_LIMIT) return;
+    if (!this.hitRate.worthKeeping) {
+      this.hitRate.kept(name);
+      return;
+    }
+    if (this.names.has(name)) return;
     if (this.names.size >= LIMIT) {
       if (Date.now() - this.filledAt < REFILL_MILLIS) return;
       this.names.clear();

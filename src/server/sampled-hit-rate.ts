@@ -6,8 +6,9 @@
  * refillMillis). The shadow's hit rate over WINDOW sampled lookups estimates the full cache's;
  * until the first window closes the cache is judged not worth keeping. Once kept, the cache is
  * judged by its own answers, which costs nothing a lookup (the sample hashes every name): let go
- * when it answers fewer than half as many as asked, over a window after its first (hysteresis,
- * so that a cache near the line is not made and dropped over and over).
+ * when it answers less than half the share it had to show (one lookup in eight), over any window
+ * after the one in which it fills (hysteresis, so that a cache near the line is not made and
+ * dropped over and over).
  *
  *   not kept: names ──hash──► 1 in RATE ──► shadow ──► hits / lookups ≥ MIN_HIT_RATE ──► kept
  *   kept:     the cache's own hits / lookups < MIN_HIT_RATE / 2 ──► not kept

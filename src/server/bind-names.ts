@@ -1,8 +1,8 @@
 /**
  * Bind DNs that bound successfully, parsed and normalized, per serving thread: the same accounts
  * bind again and again. At most LIMIT (about 800 bytes each), kept once a sample of the names
- * (sampled-hit-rate.ts) says a cache of LIMIT names would answer at least a quarter of the binds,
- * and while it answers an eighth: with 100,000 accounts binding at random it would answer one in
+ * (sampled-hit-rate.ts, with the last names exactly) says a cache of LIMIT names would answer at
+ * least a quarter of the binds, and while it answers an eighth: with 100,000 accounts binding at random it would answer one in
  * ten and hold about 20 MB of the process (docs/performance.md, "A bound-name cache judged by a
  * sample"). When full it starts over, but at most once every REFILL_MILLIS: with many more
  * accounts than that binding at random, a cache

@@ -51,3 +51,12 @@ test('names of a directory too large for the cache to answer one bind in four ar
   assert.ok(names.size < 1000, `${names.size} names kept`);
   assert.deepEqual(names.parse(userName(99_999)), whole(userName(99_999)));
 });
+
+test('a few service accounts binding again and again are answered from the cache, whatever their names hash to', () => {
+  const names = new BindNames();
+  const accounts = ['cn=sssd,ou=Services,dc=example,dc=com', 'cn=nslcd,ou=Services,dc=example,dc=com', 'uid=postfix,ou=Services,dc=example,dc=com'];
+  bindMany(names, () => accounts[Math.floor(Math.random() * accounts.length)]!, 40_000);
+  assert.equal(names.size, accounts.length);
+  const parsed = names.parse(accounts[1]!);
+  assert.equal(names.parse(accounts[1]!), parsed);
+});

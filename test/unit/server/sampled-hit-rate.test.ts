@@ -48,3 +48,15 @@ test('a kept cache is let go by its own answers once the names that bind spread 
   assert.equal(run(rate, 1_000_000, 100_000, cache), false);
   assert.equal(cache.size, 0);
 });
+
+test('three names that bind again and again make the cache worth keeping, sampled or not', () => {
+  const rate = new SampledHitRate(CAPACITY, 30_000);
+  const names = ['cn=sssd,ou=Services,dc=example,dc=com', 'cn=nslcd,ou=Services,dc=example,dc=com', 'uid=postfix,ou=Services,dc=example,dc=com'];
+  let verdict = false;
+  for (let i = 0; i < 40_000; i += 1) {
+    const name = names[i % names.length]!;
+    verdict = rate.looked(name, false);
+    rate.kept(name);
+  }
+  assert.equal(verdict, true);
+});

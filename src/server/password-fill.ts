@@ -1,13 +1,14 @@
 /**
  * When the password table (src/store/shared-table.ts) is filled by a walk over the entry
- * records, as `serve --fill-password-table` says: `quiet` (the default) walks only while the
- * serving threads answer fewer than QUIET_OPERATIONS_PER_SECOND operations, looked at after each
- * slice and every CHECK_MS while busy (the walk's iterator closed meanwhile), so a busy server
- * fills the table through its binds alone and the walk costs it nothing; `now` walks at once
- * whatever the load (a million users: 5.5 s of CPU, the binds of the first 10-15 s at a third to
- * two thirds of their rate, docs/performance.md); `before` walks at once and the server listens
- * only after it (start.ts: every bind from the first finds its account in the table, the start
- * later by the walk's time); `never` leaves it to the binds.
+ * records, as `serve --fill-password-table` says: `before` (the default) walks at once and the
+ * server listens only after it (start.ts: every bind from the first finds its account in the
+ * table, the start later by the walk's time: a million users, 2.5 s here; docs/performance.md,
+ * "Every account read before listening, by default"); `quiet` walks only while the serving
+ * threads answer fewer than QUIET_OPERATIONS_PER_SECOND operations, looked at after each slice
+ * and every CHECK_MS while busy (the walk's iterator closed meanwhile), so a busy server fills
+ * the table through its binds alone and the walk costs it nothing; `now` walks at once whatever
+ * the load (a million users: the binds of the first 10-15 s at a third to two thirds of their
+ * rate); `never` leaves it to the binds.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';

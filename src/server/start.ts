@@ -250,7 +250,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
     for (const { scheme } of options.registry.list().filter((entry) => entry.scheme.unavailable !== undefined)) {
       log.warn({ scheme: scheme.names[0] }, `scheme unavailable, its stored values will not verify: ${scheme.unavailable}`);
     }
-    const fillWhen = options.fillPasswordTable ?? 'quiet';
+    const fillWhen = options.fillPasswordTable ?? 'before';
     await fillBeforeListening(store, fillWhen, log);
     const plan: ThreadPlan = {
       seed, recipe: registryRecipe(options.registry), dataDir: options.dataDir, cacheMb: options.cacheMb, entryCacheBytes: store.entryCacheBytes, logLevel: options.logLevel,

@@ -70,14 +70,14 @@ async function tableCounts(server: LeveldapServer, admin: Credentials, name: str
   return new Map(parseLdifOutput(monitor.stdout).map((entry) => [entry.dn.split(',')[0], Number(valuesOf(entry, 'monitorCounter')[0])]));
 }
 
-describe('leveldap serve --threads 2', { skip }, () => {
+describe('leveldap serve --threads 2 (--fill-password-table quiet)', { skip }, () => {
   let server: LeveldapServer;
   let admin: Credentials;
   let dir: string;
 
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'leveldap-threads-'));
-    server = await startLeveldap({ users: 20, args: ['--threads', '2', '--max-connections', '40', '--reserved-connections', '0'] });
+    server = await startLeveldap({ users: 20, args: ['--threads', '2', '--max-connections', '40', '--reserved-connections', '0', '--fill-password-table', 'quiet'] });
     admin = { dn: server.adminDn, passwordFile: server.adminPasswordFile };
   });
   after(async () => {
@@ -126,7 +126,7 @@ describe('leveldap serve --threads 2', { skip }, () => {
       }
     }));
     const filled = logLines(server).find((line) => line.msg === 'password table filled');
-    assert.equal(filled?.kept, 22, 'filled at start while quiet: the base, ou=People and 20 users');
+    assert.equal(filled?.kept, 22, 'filled behind the listeners while quiet: the base, ou=People and 20 users');
     assert.deepEqual(new Set(await binds('password')), new Set([0]), 'the table holds the first password');
     let old = 'password';
     for (const next of ['changed-1', 'changed-2', 'changed-3', 'password']) {
@@ -381,10 +381,10 @@ describe('leveldap serve on a port already in use', { skip }, () => {
   }
 });
 
-describe('leveldap serve --threads 2 --fill-password-table before', { skip }, () => {
+describe('leveldap serve --threads 2 (--fill-password-table before, the default)', { skip }, () => {
   let server: LeveldapServer;
   before(async () => {
-    server = await startLeveldap({ users: 20, args: ['--threads', '2', '--fill-password-table', 'before'] });
+    server = await startLeveldap({ users: 20, args: ['--threads', '2'] });
   });
   after(async () => { await server?.stop(); });
 

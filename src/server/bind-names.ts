@@ -2,11 +2,11 @@
  * Bind DNs that bound successfully, parsed and normalized, per serving thread: the same accounts
  * bind again and again. At most LIMIT (about 800 bytes each), kept once a sample of the names
  * (sampled-hit-rate.ts, with the last names exactly) says a cache of LIMIT names would answer at
- * least a quarter of the binds, and while it answers an eighth: with 100,000 accounts binding at random it would answer one in
- * ten and hold about 20 MB of the process (docs/performance.md, "A bound-name cache judged by a
- * sample"). When full it starts over, but at most once every REFILL_MILLIS: with many more
- * accounts than that binding at random, a cache
- * refilled at once only churns (every entry outlives V8's young generation and becomes
+ * least a quarter of the binds, and while it answers an eighth: with 100,000 accounts binding at
+ * random it would answer one in ten and hold about 20 MB of the process (docs/performance.md, "A
+ * bound-name cache judged by a sample"). When full it starts over, but at most once every
+ * REFILL_MILLIS: with many more accounts than that binding at random, a cache refilled at once
+ * only churns (every entry outlives V8's young generation and becomes
  * old-generation garbage: tens of MB of heap with 100,000 users), for a parse that takes 1.4-2.5 µs
  * (3.8-5.4 before normalizeLeafRdn; docs/performance.md, "Again on 2026-12-04, and what a bind
  * costs at each size").

@@ -1,3 +1,5 @@
+import { errorCode } from '../errors.js';
+
 /** The operation was abandoned (or its connection closed): no response is sent. */
 export class Abandoned extends Error {
   override name = 'Abandoned';
@@ -16,8 +18,8 @@ export class ListenError extends Error {
 
   /** The error for a failed listen on host:port, or undefined when it is not one an operator can act on. */
   static of(error: unknown, host: string, port: number): ListenError | undefined {
-    const code = error instanceof Error && 'code' in error ? String(error.code) : '';
-    const reason = LISTEN_REASONS[code];
+    const code = errorCode(error);
+    const reason = code === undefined ? undefined : LISTEN_REASONS[code];
     const address = host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
     return reason === undefined ? undefined : new ListenError(`cannot listen on ${address}: ${reason}`);
   }

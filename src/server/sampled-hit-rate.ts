@@ -108,8 +108,7 @@ export class SampledHitRate {
     if (this.hot.has(name)) this.hotHits += 1;
     if (this.hotLookups < KEPT_WINDOW / HOT_EVERY) return false;
     const worth = this.hotHits >= this.hotLookups * MIN_HIT_RATE;
-    this.hotLookups = 0;
-    this.hotHits = 0;
+    this.restartHotWindow();
     return worth;
   }
 
@@ -127,12 +126,17 @@ export class SampledHitRate {
     this.worth = this.filling || this.hits >= this.lookups * DROP_HIT_RATE;
     this.filling = false;
     this.restartWindow();
-    if (!this.worth) this.hotLookups = this.hotHits = 0;
+    if (!this.worth) this.restartHotWindow();
     return this.worth;
   }
 
   private restartWindow(): void {
     this.lookups = 0;
     this.hits = 0;
+  }
+
+  private restartHotWindow(): void {
+    this.hotLookups = 0;
+    this.hotHits = 0;
   }
 }

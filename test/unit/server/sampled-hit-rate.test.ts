@@ -5,14 +5,19 @@ import { SampledHitRate } from '../../../src/server/sampled-hit-rate.js';
 
 const CAPACITY = 10_000;
 
+/** A name drawn at random from a directory of `population` users. */
+const randomUser = (population: number) => () => `uid=user.${Math.floor(Math.random() * population)},ou=People,dc=example,dc=com`;
+
 /**
- * Draws count names from population at random, looked up in a cache of CAPACITY names kept while
- * the verdict says so (as BindNames keeps its names: filled, never started over here); the last verdict.
+ * Draws count names (from a population at random, or as `draw` draws them), looked up in a cache
+ * of CAPACITY names kept while the verdict says so (as BindNames keeps its names: filled, never
+ * started over here); the last verdict.
  */
-function run(rate: SampledHitRate, population: number, count: number, cache = new Set<string>()): boolean {
+function run(rate: SampledHitRate, population: number | (() => string), count: number, cache = new Set<string>()): boolean {
+  const draw = typeof population === 'number' ? randomUser(population) : population;
   let verdict = rate.worthKeeping;
   for (let i = 0; i < count; i += 1) {
-    const name = `uid=user.${Math.floor(Math.random() * population)},ou=People,dc=example,dc=com`;
+    const name = draw();
     verdict = rate.looked(name, verdict && cache.has(name));
     if (!verdict) cache.clear();
     rate.kept(name);
@@ -52,11 +57,6 @@ test('a kept cache is let go by its own answers once the names that bind spread 
 test('three names that bind again and again make the cache worth keeping, sampled or not', () => {
   const rate = new SampledHitRate(CAPACITY, 30_000);
   const names = ['cn=sssd,ou=Services,dc=example,dc=com', 'cn=nslcd,ou=Services,dc=example,dc=com', 'uid=postfix,ou=Services,dc=example,dc=com'];
-  let verdict = false;
-  for (let i = 0; i < 40_000; i += 1) {
-    const name = names[i % names.length]!;
-    verdict = rate.looked(name, false);
-    rate.kept(name);
-  }
-  assert.equal(verdict, true);
+  let turn = 0;
+  assert.equal(run(rate, () => names[turn++ % names.length]!, 40_000), true);
 });

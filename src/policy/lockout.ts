@@ -171,24 +171,30 @@ export class Lockout {
     if (!this.enabled) return;
     const now = this.now();
     const own = this.recentFailures(key, now);
-    own.push(Math.max(now, (own.at(-1) ?? 0) + 1)); // distinct times: each one stored is one failure
+    const at = Math.max(now, (own.at(-1) ?? 0) + 1); // distinct times: each one stored is one failure
+    own.push(at);
+    const evicted = [this.track(key, dn, own)]; // counted at once: this node's failures being shared meanwhile count it
     const shared = this.store.sharedFailures;
-    const recent = shared ? await this.withOtherNodes(shared, key, own, now) : own; // no await alone: the lock is decided at once
-    const evicted = this.track(key, dn, recent);
+    let recent = own; // no await alone: the lock is decided at once
+    if (shared) {
+      recent = await this.withOtherNodes(shared, key, at, now);
+      evicted.push(this.track(key, dn, recent));
+    }
     const locks = recent.length >= this.policy.maxFailures && !this.locking.has(key);
     if (locks) this.locking.add(key);
     this.endAttempt(key);
     if (locks) await this.lock(dn, key, recent.at(-1)!, recent); // locked at its last failure: none of those counts again
-    await evicted;
+    await Promise.all(evicted);
   }
 
   /**
-   * The account's failures with those of the other nodes of a shared store (their failures
-   * inside the window, learned as this one is recorded), the latest maxFailures of them.
+   * The account's failures as this node knows them once this one (at) is shared: its own (those
+   * counted while the round trip ran included) with the other nodes' inside the window, learned
+   * as this one is recorded; the latest maxFailures of them.
    */
-  private async withOtherNodes(shared: SharedFailures, key: string, own: number[], now: number): Promise<number[]> {
-    const others = await shared.failed(key, own.at(-1)!, this.windowStart(now));
-    return others.length === 0 ? own : merged(own, others, this.policy.maxFailures);
+  private async withOtherNodes(shared: SharedFailures, key: string, at: number, now: number): Promise<number[]> {
+    const others = await shared.failed(key, at, this.windowStart(now));
+    return merged(this.recentFailures(key, this.now()), [at, ...others], this.policy.maxFailures);
   }
 
   private async lock(dn: Dn, key: string, at: number, recent: readonly number[]): Promise<void> {

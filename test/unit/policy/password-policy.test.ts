@@ -16,7 +16,7 @@ import { createRegistry, SchemeError } from '../../../src/password/index.js';
 import { checkPolicy, policyParams, rehashReason, rehashRule, DEFAULT_POLICY, VerifiedBindCache, type PasswordPolicy } from '../../../src/policy/index.js';
 import { policyFromOptions, readPolicyFile } from '../../../src/cli/options/policy.js';
 import { CliError } from '../../../src/cli/support/errors.js';
-import { addEntry, generalizedTime, modifyEntry, parseDn, updateEntry, values, DirectoryStore, type Entry } from '../../../src/store/index.js';
+import { addEntry, generalizedTime, modifyEntry, parseDn, updateEntry, values, DirectoryStore, type Entry, type SharedFailures } from '../../../src/store/index.js';
 import { BackgroundTasks } from '../../../src/policy/background.js';
 import { Lockout } from '../../../src/policy/lockout.js';
 import { PasswordUpgrades } from '../../../src/policy/upgrade.js';
@@ -426,6 +426,28 @@ describe('lockout: attempts reserved before a password is verified', () => {
     assert.equal(lockout.lockedNow(dnOf(5), keyOf(5)), true);
     lockout.release(keyOf(5));
     lockout.release(keyOf(5));
+    assert.deepEqual(lockout.pending, { accounts: 0, inFlight: 0, waiting: 0 });
+  });
+
+  test('one node of a shared store: its failures being shared at the same moment count each other (never more verified than the limit)', async () => {
+    // Each round trip to the shared failures is held until the test lets it answer (no failures on other nodes).
+    const answers: Array<() => void> = [];
+    const shared: SharedFailures = { failed: async () => new Promise((resolve) => answers.push(() => resolve([]))), cleared: () => {} };
+    const node = Object.create(store, { sharedFailures: { value: shared } }) as DirectoryStore;
+    const { log } = recordingLogger();
+    const lockout = new Lockout(policy({ maxFailures: 3, lockoutDuration: 0 }), node, log, new BackgroundTasks(log));
+    const key = keyOf(6);
+    assert.deepEqual([lockout.reserve(key), lockout.reserve(key), lockout.reserve(key)], [true, true, true]);
+    const failing = [lockout.failed(dnOf(6), key), lockout.failed(dnOf(6), key)];
+    for (const answer of answers.splice(0)) answer();
+    await Promise.all(failing);
+    const next = lockout.reserve(key);
+    assert.ok(next instanceof Promise, 'two failures and one attempt being verified: no attempt left');
+    const locking = lockout.failed(dnOf(6), key);
+    for (const answer of answers.splice(0)) answer();
+    await locking;
+    assert.equal(await next, false, 'the third failure locks the account');
+    assert.equal(text(await store.get(dnOf(6)), 'pwdAccountLockedTime').length, 1);
     assert.deepEqual(lockout.pending, { accounts: 0, inFlight: 0, waiting: 0 });
   });
 

@@ -34,6 +34,8 @@ export const APPLY_WAIT_BUCKETS = [0.0005, 0.001, 0.002, 0.003, 0.005, 0.0075, 0
 export interface RecordStats {
   /** Writes committed. */
   readonly commits: number;
+  /** Transactions the writes at once went in (writes arriving together share one: postgres/commit-batch.ts). */
+  readonly transactions: number;
   /** Writes run again because the local copy was behind (StaleCopy). */
   readonly staleRetries: number;
   /** Writes that locked their entries in the system of record before running, the entries being contended (postgres/record.ts). */

@@ -208,10 +208,13 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
   }
 
   /** A node's counters of its writes to PostgreSQL (/metrics). */
-  async function writeCounts(name: string): Promise<{ commits: number; lockedFirst: number; staleRetries: number }> {
+  async function writeCounts(name: string): Promise<{ commits: number; transactions: number; lockedFirst: number; staleRetries: number }> {
     const { text } = await scrape(metricsPort(node(name)));
     const count = (metric: string): number => sample(text, metric) ?? Number.NaN;
-    return { commits: count('leveldap_postgres_commits_total'), lockedFirst: count('leveldap_postgres_locked_first_total'), staleRetries: count('leveldap_postgres_stale_retries_total') };
+    return {
+      commits: count('leveldap_postgres_commits_total'), transactions: count('leveldap_postgres_transactions_total'),
+      lockedFirst: count('leveldap_postgres_locked_first_total'), staleRetries: count('leveldap_postgres_stale_retries_total'),
+    };
   }
 
   /** The copy time a new node logged. */
@@ -306,6 +309,36 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
     const after = await writeCounts('a');
     assert.deepEqual({ commits: after.commits - before.commits, lockedFirst: after.lockedFirst - before.lockedFirst, staleRetries: after.staleRetries - before.staleRetries },
       { commits: writes, lockedFirst: 0, staleRetries: 0 });
+  });
+
+  test('writes sent at once by many clients share PostgreSQL transactions; each is answered once applied, and every node holds it', async (t) => {
+    const before = await writeCounts('a');
+    const clients = 16;
+    const each = 6;
+    const sessions = await Promise.all(Array.from({ length: clients }, () => LdapSession.open(node('a').port, ADMIN)));
+    try {
+      await Promise.all(sessions.map(async (session, c) => {
+        for (let n = 0; n < each; n += 1) {
+          const dn = userDn(200 + c * each + n);
+          assert.equal(await session.modify(dn, [{ op: 'replace', attribute: 'description', values: [`together ${c}.${n}`] }]), 0);
+          const read = await session.search(dn, 'base', { equality: ['description', `together ${c}.${n}`] });
+          assert.deepEqual(read.dns, [dn], 'read back at once on the node that wrote it');
+        }
+      }));
+    } finally {
+      for (const session of sessions) session.close();
+    }
+    const after = await writeCounts('a');
+    const commits = after.commits - before.commits;
+    const transactions = after.transactions - before.transactions;
+    assert.equal(commits, clients * each);
+    assert.ok(transactions < commits, `${commits} writes in ${transactions} transactions`);
+    t.diagnostic(`${commits} writes from ${clients} clients in ${transactions} PostgreSQL transactions`);
+    const last = userDn(200 + clients * each - 1);
+    for (const name of ['b', 'c']) {
+      const holds = async () => (await (await admin(name)).search(last, 'base', { equality: ['description', `together ${clients - 1}.${each - 1}`] })).dns.length === 1;
+      assert.ok(await eventually(holds), `node ${name} has the last write`);
+    }
   });
 
   test('increments of one attribute through all three nodes add up exactly (RFC 4525)', async (t) => {

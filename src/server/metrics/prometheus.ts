@@ -155,6 +155,7 @@ function postgresMetrics(registry: Registry, store: DirectoryStore): void {
   if (!stats) return;
   const now = () => store.recordStats()!;
   sampled(registry, 'leveldap_postgres_commits_total', 'Writes committed to the PostgreSQL store', 'counter', () => one(now().commits));
+  sampled(registry, 'leveldap_postgres_transactions_total', 'PostgreSQL transactions the writes at once were committed in (writes arriving together share one)', 'counter', () => one(now().transactions));
   sampled(registry, 'leveldap_postgres_locked_first_total', 'Writes that locked their entries in PostgreSQL before running (entries other nodes wrote lately)', 'counter', () => one(now().lockedFirst));
   sampled(registry, 'leveldap_postgres_stale_retries_total', 'Writes run again because the local copy was behind the PostgreSQL store', 'counter', () => one(now().staleRetries));
   sampled(registry, 'leveldap_postgres_silent_seconds', 'Seconds since PostgreSQL last answered the replication stream', 'gauge', () => one(now().silentSeconds));

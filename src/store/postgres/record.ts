@@ -32,7 +32,8 @@ import type { HeldLocks } from '../mutex.js';
 import type { BatchOp } from '../batch-ops.js';
 import { APPLY_WAIT_BUCKETS, type RecordStats, type SharedFailures, type SystemOfRecord } from '../system-of-record.js';
 import type { Applier } from './applier.js';
-import { rowChanges } from './changes.js';
+import { rowChanges, type RowChanges } from './changes.js';
+import { CommitBatcher } from './commit-batch.js';
 import { STALE_ROW } from './schema.js';
 import { lockEqualStatement, lockStatement, rowStatements, tokenStatement } from './statements.js';
 
@@ -72,6 +73,8 @@ export class PostgresRecord implements SystemOfRecord {
   private readonly contendedAt = new Map<string, number>();
   /** Writes that locked their entries first. */
   private lockedFirst = 0;
+  /** Writes at once, committed together when they arrive together. */
+  private readonly batches = new CommitBatcher(() => this.connect());
 
   constructor(
     private readonly pool: pg.Pool, private readonly applier: Applier,
@@ -85,7 +88,7 @@ export class PostgresRecord implements SystemOfRecord {
   }
 
   stats(): Omit<RecordStats, 'staleRetries'> {
-    return { commits: this.commits, lockedFirst: this.lockedFirst, applyWait: this.waits, silentSeconds: (Date.now() - this.applier.lastContact) / 1000 };
+    return { commits: this.commits, transactions: this.batches.transactions, lockedFirst: this.lockedFirst, applyWait: this.waits, silentSeconds: (Date.now() - this.applier.lastContact) / 1000 };
   }
 
   staleReason(): string | undefined {
@@ -130,15 +133,14 @@ export class PostgresRecord implements SystemOfRecord {
       this.contended(keys);
       throw new StaleCopy('the local copy changed under the write');
     }
-    const lockedFirst = session.client !== undefined;
-    const client = session.client ?? (session.client = await this.connect());
-    const check = unchecked.length === 0 ? [] : [lockEqualStatement(unchecked, unchecked.map((key) => digestOf(local.get(key))), !lockedFirst)];
+    const digests = unchecked.map((key) => digestOf(local.get(key)));
     const token = `${this.applier.slot}:${(this.tokens += 1)}`;
     const applied = this.applier.waitFor(token, APPLY_WAIT_MILLIS);
     session.committed = true;
     try {
       // One round trip. A statement that fails skips the rest and aborts the transaction.
-      await client.query([...(lockedFirst ? [] : ['BEGIN']), ...check, tokenStatement(token), ...rowStatements(local, changes), 'COMMIT'].join('; '));
+      if (session.client) await session.client.query(lockedFirstCommit(unchecked, digests, token, local, changes));
+      else await this.batches.commit({ checked: unchecked, digests, token, local, changes });
     } catch (error) {
       applied.cancel();
       const code = (error as { code?: string }).code;
@@ -260,6 +262,12 @@ export class PostgresRecord implements SystemOfRecord {
 }
 
 const digestOf = (record: Buffer | undefined): string | undefined => (record === undefined ? undefined : digest(record));
+
+/** The rest of a transaction locked first: the entries taken later checked without waiting for their locks, the token, the rows, COMMIT. */
+function lockedFirstCommit(unchecked: readonly string[], digests: readonly (string | undefined)[], token: string, local: ReadonlyMap<string, Buffer | undefined>, changes: RowChanges): string {
+  const check = unchecked.length === 0 ? [] : [lockEqualStatement(unchecked, digests, false)];
+  return [...check, tokenStatement(token), ...rowStatements(local, changes), 'COMMIT'].join('; ');
+}
 
 /** What a failed write answers: StaleCopy and directory errors as they are; a conflict is StaleCopy; else unavailable, or `other` once COMMIT was sent. */
 function failure(error: unknown, committing: boolean): Error {

@@ -31,7 +31,12 @@ export function lockEqualStatement(keys: readonly string[], digests: readonly (s
 
 /** The logical decoding message carrying a write's token, in its transaction. */
 export function tokenStatement(token: string): string {
-  return `SELECT pg_logical_emit_message(true, ${text(MESSAGE_PREFIX)}, ${text(token)})`;
+  return tokensStatement([token]);
+}
+
+/** The messages carrying the tokens of the writes committed together (commit-batch.ts), in one statement. */
+export function tokensStatement(tokens: readonly string[]): string {
+  return `SELECT ${tokens.map((token) => `pg_logical_emit_message(true, ${text(MESSAGE_PREFIX)}, ${text(token)})`).join(', ')}`;
 }
 
 /** The statements that change the rows: deletes, updates (entries the copy has), inserts, settings. */

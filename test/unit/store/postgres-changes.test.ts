@@ -24,7 +24,7 @@ function mirror(store: DirectoryStore, copy: DirectoryStore): SystemOfRecord {
   return {
     clock: 0,
     staleReason: () => undefined,
-    stats: () => ({ commits: 0, lockedFirst: 0, applyWait: { buckets: [], sum: 0, count: 0 }, silentSeconds: 0 }),
+    stats: () => ({ commits: 0, transactions: 0, lockedFirst: 0, applyWait: { buckets: [], sum: 0, count: 0 }, silentSeconds: 0 }),
     catchUp: async () => {},
     around: (_keys, critical) => critical(),
     commit: async (ops: readonly BatchOp[]) => {

@@ -1,0 +1,169 @@
+/**
+ * Group commit of a node's writes (src/store/postgres/commit-batch.ts), against a connection that
+ * records what it is sent and answers when the test says: writes arriving while a transaction runs
+ * go together in the next one, and a transaction that stalls does not hold them up; writes
+ * touching one entry never share one; a transaction
+ * PostgreSQL refuses is sent again write by write, so only the write at fault fails; a lost
+ * connection fails every write of its transaction and nothing is sent again. Plus the text of
+ * one transaction for several writes.
+ */
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import type pg from 'pg';
+import { CommitBatcher, MAX_WRITES, STALLED_MILLIS, transactionText, type WriteCommit } from '../../../src/store/postgres/commit-batch.js';
+
+const record = (text: string): Buffer => Buffer.from(text);
+
+/** A write replacing one entry's record (held locally), checked against the digest `d-KEY`. */
+function update(key: string, token = `t-${key}`): WriteCommit {
+  return {
+    checked: [key], digests: [`d-${key}`], token,
+    local: new Map([[key, record('old')]]),
+    changes: { entries: new Map([[key, { record: record(`new-${key}`), suffix: false }]]), settings: new Map() },
+  };
+}
+
+interface Sent {
+  readonly text: string;
+  answer(error?: Error & { code?: string }): void;
+}
+
+/** Connections that record each query and leave it pending until answered; ROLLBACK answers at once. */
+function fakePool(): { connect: () => Promise<pg.PoolClient>; sent: Sent[]; released: boolean[] } {
+  const sent: Sent[] = [];
+  const released: boolean[] = [];
+  const client = {
+    query: (text: string) => {
+      if (text === 'ROLLBACK') return Promise.resolve();
+      return new Promise<void>((resolve, reject) => sent.push({ text, answer: (error) => (error ? reject(error) : resolve()) }));
+    },
+    release: (broken?: boolean) => { released.push(broken === true); },
+  } as unknown as pg.PoolClient;
+  return { connect: async () => client, sent, released };
+}
+
+const refused = (code: string): Error & { code: string } => Object.assign(new Error(`refused ${code}`), { code });
+/** Lets pending promise callbacks run. */
+const settle = () => new Promise((resolve) => setImmediate(resolve));
+const tokensOf = (text: string): string[] => [...text.matchAll(/'leveldap', '([^']+)'/g)].map((match) => match[1]!);
+
+describe('CommitBatcher: writes arriving together share a transaction', () => {
+  test('the first write goes alone at once; those arriving meanwhile go together next, in arrival order', async () => {
+    const pool = fakePool();
+    const batcher = new CommitBatcher(pool.connect);
+    const first = batcher.commit(update('a'));
+    await settle();
+    assert.equal(pool.sent.length, 1);
+    const later = ['b', 'c', 'd'].map((key) => batcher.commit(update(key)));
+    await settle();
+    assert.equal(pool.sent.length, 1, 'one transaction at a time');
+    pool.sent[0]!.answer();
+    await first;
+    await settle();
+    assert.equal(pool.sent.length, 2);
+    assert.deepEqual(tokensOf(pool.sent[1]!.text), ['t-b', 't-c', 't-d']);
+    pool.sent[1]!.answer();
+    await Promise.all(later);
+    assert.deepEqual([batcher.transactions, batcher.writes], [2, 4]);
+    assert.deepEqual(pool.released, [false, false]);
+  });
+
+  test(`a transaction that stalls (a row locked elsewhere) holds the others up ${STALLED_MILLIS} ms at most`, async () => {
+    const pool = fakePool();
+    const batcher = new CommitBatcher(pool.connect);
+    const stuck = batcher.commit(update('held-elsewhere'));
+    await settle();
+    const sentAt = performance.now();
+    const others = ['b', 'c'].map((key) => batcher.commit(update(key)));
+    await settle();
+    assert.equal(pool.sent.length, 1);
+    while (pool.sent.length < 2) await new Promise((resolve) => setTimeout(resolve, 2));
+    assert.ok(performance.now() - sentAt >= STALLED_MILLIS - 1, 'not before the first has stalled');
+    assert.deepEqual(tokensOf(pool.sent[1]!.text), ['t-b', 't-c']);
+    pool.sent[1]!.answer();
+    await Promise.all(others);
+    pool.sent[0]!.answer();
+    await stuck;
+  });
+
+  test('writes touching one entry, or one setting, never share a transaction', async () => {
+    const pool = fakePool();
+    const batcher = new CommitBatcher(pool.connect);
+    const setting = (token: string): WriteCommit => ({
+      checked: [], digests: [], token, local: new Map(), changes: { entries: new Map(), settings: new Map([['policy', token]]) },
+    });
+    const writes = [update('a', 'first'), update('x', 'x1'), update('x', 'x2'), setting('s1'), setting('s2'), update('y', 'y1')].map((write) => batcher.commit(write));
+    for (const expected of [['first'], ['x1', 's1', 'y1'], ['x2', 's2']]) {
+      await settle();
+      assert.deepEqual(tokensOf(pool.sent.at(-1)!.text), expected);
+      pool.sent.at(-1)!.answer();
+    }
+    await Promise.all(writes);
+    assert.equal(pool.sent.length, 3);
+  });
+
+  test(`at most ${MAX_WRITES} writes a transaction`, async () => {
+    const pool = fakePool();
+    const batcher = new CommitBatcher(pool.connect);
+    const writes = Array.from({ length: MAX_WRITES + 6 }, (_, i) => batcher.commit(update(`k${i}`)));
+    const sizes: number[] = [];
+    while (sizes.reduce((a, b) => a + b, 0) < writes.length) {
+      await settle();
+      sizes.push(tokensOf(pool.sent.at(-1)!.text).length);
+      pool.sent.at(-1)!.answer();
+    }
+    await Promise.all(writes);
+    assert.deepEqual(sizes, [1, MAX_WRITES, 5]);
+  });
+
+  test('a transaction PostgreSQL refuses is sent again write by write: only the write at fault fails', async () => {
+    const pool = fakePool();
+    const batcher = new CommitBatcher(pool.connect);
+    const first = batcher.commit(update('a'));
+    const outcomes = ['b', 'c', 'd'].map((key) => batcher.commit(update(key)).then(() => 'ok', (error: Error) => error.message));
+    await settle();
+    pool.sent[0]!.answer();
+    await first;
+    await settle();
+    pool.sent[1]!.answer(refused('LD001'));
+    await settle();
+    await settle();
+    assert.deepEqual(pool.sent.slice(2).map((sent) => tokensOf(sent.text)), [['t-b'], ['t-c'], ['t-d']], 'each alone, the same statements');
+    pool.sent[2]!.answer();
+    pool.sent[3]!.answer(refused('LD001'));
+    pool.sent[4]!.answer();
+    assert.deepEqual(await Promise.all(outcomes), ['ok', 'refused LD001', 'ok']);
+  });
+
+  test('a connection lost during a transaction fails each of its writes, and nothing is sent again', async () => {
+    const pool = fakePool();
+    const batcher = new CommitBatcher(pool.connect);
+    const first = batcher.commit(update('a'));
+    const outcomes = ['b', 'c'].map((key) => batcher.commit(update(key)).then(() => 'ok', (error: Error) => error.message));
+    await settle();
+    pool.sent[0]!.answer();
+    await first;
+    await settle();
+    pool.sent[1]!.answer(new Error('Connection terminated unexpectedly'));
+    assert.deepEqual(await Promise.all(outcomes), ['Connection terminated unexpectedly', 'Connection terminated unexpectedly']);
+    assert.equal(pool.sent.length, 2);
+    assert.deepEqual(pool.released, [false, true], 'the broken connection is not reused');
+  });
+});
+
+test('transactionText: one lock of every write\'s entries in key order, their tokens, their rows in one statement each, COMMIT', () => {
+  const insert: WriteCommit = {
+    checked: ['uid=new,dc=x', 'dc=x'], digests: [undefined, 'd-parent'], token: 't-insert', local: new Map([['uid=new,dc=x', undefined]]),
+    changes: { entries: new Map([['uid=new,dc=x', { record: record('r'), suffix: false }]]), settings: new Map() },
+  };
+  const text = transactionText([update('uid=b,dc=x'), insert, update('uid=a,dc=x')]);
+  const statements = text.split('; ');
+  assert.equal(statements[0], 'BEGIN');
+  assert.equal(statements.at(-1), 'COMMIT');
+  assert.match(statements[1]!, /leveldap_lock_equal\(ARRAY\['dc=x', 'uid=a,dc=x', 'uid=b,dc=x', 'uid=new,dc=x'\]::text\[\], ARRAY\['d-parent', 'd-uid=a,dc=x', 'd-uid=b,dc=x', NULL\]::text\[\], true\)/);
+  assert.deepEqual(tokensOf(statements[2]!), ['t-uid=b,dc=x', 't-insert', 't-uid=a,dc=x']);
+  assert.equal(statements.filter((statement) => statement.startsWith('UPDATE')).length, 1);
+  assert.match(text, /UPDATE .*'uid=b,dc=x'.*'uid=a,dc=x'/);
+  assert.match(text, /INSERT INTO leveldap_entries \(key, parent, record\) VALUES \('uid=new,dc=x', /);
+  assert.equal(statements.length, 6);
+});

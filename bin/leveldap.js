@@ -19,17 +19,16 @@ process.env.UV_THREADPOOL_SIZE ??= String(Math.max(4, availableParallelism()));
 //   million users every bind's name was promoted and collected by a full collection, 25% of the
 //   bind rate (docs/performance.md, "Objects promoted at a million users"). LEVELDAP_PRETENURING=1
 //   keeps V8's default.
-// - --max-semi-space-size=1: the main thread's young generation as small as each serving
-//   worker's (3 MiB, src/server/threads/supervisor.ts). With V8's default it grew to 16-33 MB
-//   during start-up and the password table's walk and kept them (100,000 users: RSS after 60 s of
-//   binds 205-214 MB against 229-257; docs/performance.md, "The main thread's young generation").
-//   A size the caller gave (the command line, NODE_OPTIONS) is kept.
+// - --max-semi-space-size: the main thread's young generation, 1 MiB for a server, 8 for a node
+//   of a PostgreSQL store (bin/young-generation.js says why). A size the caller gave (the command
+//   line, NODE_OPTIONS) is kept.
 // Without the addon all stay V8's defaults.
+const { semiSpaceMb } = require('./young-generation.js');
 const setByCaller = (name) => process.execArgv.some((arg) => arg.startsWith(name)) || (process.env.NODE_OPTIONS ?? '').includes(name);
 const SERVE_FLAGS = [
   ...(process.env.LEVELDAP_PARALLEL_GC === '1' ? [] : ['--single-threaded-gc']),
   ...(process.env.LEVELDAP_PRETENURING === '1' ? [] : ['--no-allocation-site-pretenuring']),
-  ...(setByCaller('--max-semi-space-size') ? [] : ['--max-semi-space-size=1']),
+  ...(setByCaller('--max-semi-space-size') ? [] : [`--max-semi-space-size=${process.argv[2] === 'serve' ? semiSpaceMb(process.argv.slice(3)) : 1}`]),
 ];
 const missingFlags = SERVE_FLAGS.filter((flag) => !process.execArgv.includes(flag));
 if (process.argv[2] === 'serve' && missingFlags.length > 0) {

@@ -22,10 +22,11 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { once } from 'node:events';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { postgresUnavailable, startPostgres, type PostgresCluster } from '../../src/harness/postgres.js';
 import { findProgram } from '../../src/harness/slapd.js';
+import { sysUnavailable } from '../../src/server/net/native-sys.js';
 import { parseDn } from '../../src/store/dn.js';
 import { dnKey } from '../../src/store/index.js';
 import { eventually } from '../helpers/eventually.js';
@@ -334,6 +335,10 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
     assert.equal(commits, clients * each);
     assert.ok(transactions < commits, `${commits} writes in ${transactions} transactions`);
     t.diagnostic(`${commits} writes from ${clients} clients in ${transactions} PostgreSQL transactions`);
+    if (sysUnavailable() === undefined) {
+      const argv = readFileSync(`/proc/${node('a').process.pid}/cmdline`, 'utf8').split('\0');
+      assert.ok(argv.includes('--max-semi-space-size=8'), `a node serves with the larger young generation (bin/young-generation.js): ${argv.join(' ')}`);
+    }
     const last = userDn(200 + clients * each - 1);
     for (const name of ['b', 'c']) {
       const holds = async () => (await (await admin(name)).search(last, 'base', { equality: ['description', `together ${clients - 1}.${each - 1}`] })).dns.length === 1;

@@ -48,6 +48,24 @@ test('index changes: each kind of change gives what comparing every key of both 
   }
 });
 
+test('index changes: two versions decoded apart (a node applying PostgreSQL\'s rows: no attribute shared) give what comparing every key gives', () => {
+  const apart = (entry: Entry): Entry => ({ dn: entry.dn, attributes: entry.attributes.map((attribute) => ({ name: attribute.name, values: attribute.values.map((value) => Buffer.from(value)) })) });
+  const before = person(1, { 'cn;lang-de': 'Shared', description: 'x' });
+  const cases: Modification[][] = [
+    [change('replace', 'description', 'new')],
+    [change('replace', 'mail', 'other@example.com')],
+    [change('add', 'cn', 'Second Name'), change('delete', 'sn')],
+    [change('replace', 'cn', 'USER 1')],
+    [change('add', 'cn', 'Shared'), change('delete', 'cn;lang-de')],
+    [change('add', 'objectClass', 'extensibleObject')],
+  ];
+  for (const modifications of cases) {
+    const after = apart(applyModifications(before, modifications));
+    assert.deepEqual(sorted(indexChanges(INDEXED, KEY, apart(before), KEY, after)), sorted(allKeysCompared(before, after)), JSON.stringify(modifications.map((m) => [m.op, m.attribute])));
+  }
+  assert.deepEqual(indexChanges(INDEXED, KEY, apart(before), KEY, apart(before)), []);
+});
+
 test('index changes: a value kept by another attribute of the same type keeps its key', () => {
   const before = person(1, { 'cn;lang-de': 'User 1' });
   const after = applyModifications(before, [change('delete', 'cn;lang-de')]);

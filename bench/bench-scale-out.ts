@@ -25,7 +25,9 @@
  * 4. Modify throughput: the modrate engine (src/authrate: MODIFY_CONNECTIONS connections bound
  *    as the admin, each replacing the description of random users, 2 s warm-up, SECONDS
  *    counted) against node A and against the LevelDB-only server x 1 thread (whose writes are
- *    synced), alternating for ROUNDS rounds, best kept; the ratio.
+ *    synced), alternating for ROUNDS rounds, best kept; the ratio. Then node B is stopped and
+ *    the same is run again: node A the only node on these cores (node B, following the store,
+ *    applies every write A makes, on the same two cores here; on a machine of its own it would not).
  * 5. Read-your-writes wait on node A: its /metrics histogram leveldap_postgres_apply_wait_seconds
  *    over the modify runs on A (read before and after each: their warm-up is in), p50/p99 estimated from the buckets
  *    (the upper bound of the bucket holding it), the exact mean, and the commits and stale
@@ -61,7 +63,7 @@ import { combine, visibilitySample, writeMetrics, type WriteMetrics } from './sc
 import { rotated } from './rotation.js';
 import {
   bindTable, bindTargets, json, storeTable, targetTable, writeLines, writeTable, writeTargets,
-  LEVELDB_1, LEVELDB_2, NODE, TWO_NODES, type Best, type Machine, type Measured, type SchemeResult, type StoreLoad, type WriteResult,
+  LEVELDB_1, LEVELDB_2, NODE, NODE_ALONE, TWO_NODES, type Best, type Machine, type Measured, type SchemeResult, type StoreLoad, type WriteResult,
 } from './scale-out-report.js';
 
 const USERS = Number(process.env.USERS ?? 10_000);
@@ -237,7 +239,11 @@ async function modifyRounds(ldb1: BenchServer, nodeA: BenchServer, metricsPort: 
 
 async function writes(ldb1: BenchServer, nodeA: BenchServer, nodeB: BenchServer, metricsPort: number): Promise<WriteResult> {
   const seen = await visibility(nodeA, nodeB);
-  return { visibility: seen, ...(await modifyRounds(ldb1, nodeA, metricsPort)) };
+  const withB = await modifyRounds(ldb1, nodeA, metricsPort);
+  // Node B applies every write node A makes; on a machine of their own it would not share node A's cores.
+  await nodeB.stop();
+  const modifiesAlone = await bestOf([{ label: LEVELDB_1, run: () => modifyRun(ldb1) }, { label: NODE_ALONE, run: () => modifyRun(nodeA) }], 'modifies (node B stopped)');
+  return { visibility: seen, ...withB, modifiesAlone };
 }
 
 /** Everything for one scheme (the write measurements too when `withWrites`), every server and the cluster stopped after. */

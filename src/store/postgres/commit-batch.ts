@@ -18,7 +18,7 @@
  * of it. A connection lost during the transaction fails every write in it, as it would each
  * alone (the caller answers that the write may or may not be stored).
  */
-import type pg from 'pg';
+import pg from 'pg';
 import type { RowChanges, EntryRow } from './changes.js';
 import { lockEqualStatement, rowStatements, tokensStatement } from './statements.js';
 
@@ -52,6 +52,13 @@ interface Queued {
   readonly reject: (error: unknown) => void;
 }
 
+/**
+ * Whether PostgreSQL answered the statement with an error (its ErrorResponse): the transaction is
+ * aborted, nothing of it committed. A socket error carries a code too (ECONNRESET), but then the
+ * transaction may have committed.
+ */
+export const refusedByPostgres = (error: unknown): boolean => error instanceof pg.DatabaseError;
+
 /** What a write touches: its entries and settings, as names that cannot collide. */
 function touched(write: WriteCommit): string[] {
   return [...write.checked, ...write.changes.entries.keys(), ...[...write.changes.settings.keys()].map((name) => `\0setting:${name}`)];
@@ -77,14 +84,14 @@ export class CommitBatcher {
   /** When each transaction in flight was sent (performance.now()). */
   private readonly running = new Set<{ readonly at: number }>();
   private stallTimer: NodeJS.Timeout | undefined;
-  /** Transactions sent, and writes in them (monitoring: writes a transaction). */
+  /** Transactions sent (monitoring), and the writes in them (the tests). */
   transactions = 0;
   writes = 0;
 
   /** `connect` gives a connection of the node's pool (or throws: PostgreSQL unreachable). */
   constructor(private readonly connect: () => Promise<pg.PoolClient>) {}
 
-  /** Resolves once the write is committed; rejects with PostgreSQL's error (it has a code: nothing committed) or the connection's. */
+  /** Resolves once the write is committed; rejects with PostgreSQL's error (refusedByPostgres: nothing committed) or the connection's. */
   commit(write: WriteCommit): Promise<void> {
     return new Promise((resolve, reject) => {
       this.queue.push({ write, resolve, reject });
@@ -145,7 +152,7 @@ export class CommitBatcher {
       await this.run(batch.map((queued) => queued.write));
       for (const queued of batch) queued.resolve();
     } catch (error) {
-      if (batch.length === 1 || (error as { code?: string }).code === undefined) {
+      if (batch.length === 1 || !refusedByPostgres(error)) {
         for (const queued of batch) queued.reject(error);
         return;
       }
@@ -162,7 +169,7 @@ export class CommitBatcher {
       this.writes += writes.length;
       await client.query(transactionText(writes));
     } catch (error) {
-      broken = (error as { code?: string }).code === undefined;
+      broken = !refusedByPostgres(error);
       if (!broken) await client.query('ROLLBACK').catch(() => { broken = true; });
       throw error;
     } finally {

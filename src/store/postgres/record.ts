@@ -33,7 +33,7 @@ import type { BatchOp } from '../batch-ops.js';
 import { APPLY_WAIT_BUCKETS, type RecordStats, type SharedFailures, type SystemOfRecord } from '../system-of-record.js';
 import type { Applier } from './applier.js';
 import { rowChanges, type RowChanges } from './changes.js';
-import { CommitBatcher } from './commit-batch.js';
+import { CommitBatcher, refusedByPostgres } from './commit-batch.js';
 import { STALE_ROW } from './schema.js';
 import { lockEqualStatement, lockStatement, rowStatements, tokenStatement } from './statements.js';
 
@@ -144,7 +144,7 @@ export class PostgresRecord implements SystemOfRecord {
     } catch (error) {
       applied.cancel();
       const code = (error as { code?: string }).code;
-      if (code !== undefined) session.committed = false; // PostgreSQL refused it: nothing committed
+      if (refusedByPostgres(error)) session.committed = false; // nothing committed
       if (code !== undefined && CONFLICTS.has(code)) this.contended(keys);
       throw error;
     }

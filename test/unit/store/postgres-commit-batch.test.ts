@@ -4,13 +4,18 @@
  * go together in the next one, and a transaction that stalls does not hold them up; writes
  * touching one entry never share one; a transaction
  * PostgreSQL refuses is sent again write by write, so only the write at fault fails; a lost
- * connection fails every write of its transaction and nothing is sent again. Plus the text of
- * one transaction for several writes.
+ * connection (with or without a socket error's code) fails every write of its transaction and
+ * nothing is sent again. Plus the text of one transaction for several writes, and what a node's
+ * write answers when its connection is reset during COMMIT.
  */
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import type pg from 'pg';
+import pg from 'pg';
 import { CommitBatcher, MAX_WRITES, STALLED_MILLIS, transactionText, type WriteCommit } from '../../../src/store/postgres/commit-batch.js';
+import { PostgresRecord } from '../../../src/store/postgres/record.js';
+import type { Applier } from '../../../src/store/postgres/applier.js';
+import { DirectoryError } from '../../../src/store/errors.js';
+import { entryKey } from '../../../src/store/keys.js';
 
 const record = (text: string): Buffer => Buffer.from(text);
 
@@ -42,7 +47,8 @@ function fakePool(): { connect: () => Promise<pg.PoolClient>; sent: Sent[]; rele
   return { connect: async () => client, sent, released };
 }
 
-const refused = (code: string): Error & { code: string } => Object.assign(new Error(`refused ${code}`), { code });
+/** PostgreSQL's answer refusing a statement (an ErrorResponse, as pg reports it). */
+const refused = (code: string): Error & { code?: string } => Object.assign(new pg.DatabaseError(`refused ${code}`, 0, 'error'), { code });
 /** Lets pending promise callbacks run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 const tokensOf = (text: string): string[] => [...text.matchAll(/'leveldap', '([^']+)'/g)].map((match) => match[1]!);
@@ -149,6 +155,39 @@ describe('CommitBatcher: writes arriving together share a transaction', () => {
     assert.equal(pool.sent.length, 2);
     assert.deepEqual(pool.released, [false, true], 'the broken connection is not reused');
   });
+  test('a connection reset (a socket error, which carries a code too) is not PostgreSQL refusing: nothing is sent again', async () => {
+    const pool = fakePool();
+    const batcher = new CommitBatcher(pool.connect);
+    const first = batcher.commit(update('a'));
+    const outcomes = ['b', 'c'].map((key) => batcher.commit(update(key)).then(() => 'ok', (error: Error) => error.message));
+    await settle();
+    pool.sent[0]!.answer();
+    await first;
+    await settle();
+    pool.sent[1]!.answer(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+    assert.deepEqual(await Promise.all(outcomes), ['read ECONNRESET', 'read ECONNRESET']);
+    await settle();
+    assert.equal(pool.sent.length, 2, 'the transaction may have committed: sending its writes again could apply them twice');
+    assert.deepEqual(pool.released, [false, true]);
+  });
+});
+
+test('a node\'s write whose connection is reset during COMMIT answers that it may or may not be stored', async () => {
+  const pool = fakePool();
+  const applier = {
+    slot: 'test', clock: 0, lastContact: Date.now(), changedSince: () => false,
+    waitFor: () => ({ done: new Promise<boolean>(() => {}), cancel: () => {} }),
+  } as unknown as Applier;
+  const local = { records: async (keys: readonly string[]) => keys.map(() => record('old')) };
+  const node = new PostgresRecord(pool as unknown as pg.Pool, applier, local, { log: { warn: () => {} }, maxStalenessMillis: 60_000 });
+  const held = { keys: new Set(['a']), since: 0, tryAdd: () => false };
+  const write = node.around(['a'], () => node.commit([{ type: 'put', key: entryKey('a'), value: record('new') }], held), held);
+  await settle();
+  pool.sent[0]!.answer(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
+  const error = await write.then(() => undefined, (failed: unknown) => failed);
+  assert.ok(error instanceof DirectoryError, String(error));
+  assert.equal(error.codeName, 'other', error.message);
+  assert.match(error.message, /may or may not be stored/);
 });
 
 test('transactionText: one lock of every write\'s entries in key order, their tokens, their rows in one statement each, COMMIT', () => {

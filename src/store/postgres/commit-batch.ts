@@ -64,8 +64,12 @@ function touched(write: WriteCommit): string[] {
   return [...write.checked, ...write.changes.entries.keys(), ...[...write.changes.settings.keys()].map((name) => `\0setting:${name}`)];
 }
 
-/** The statements of one transaction for these writes (whose entries and settings are disjoint). */
-export function transactionText(writes: readonly WriteCommit[]): string {
+/**
+ * The statements of one transaction for these writes (whose entries and settings are disjoint).
+ * `lockedFirst`: the transaction is open already, the write's own entries locked (record.ts), so
+ * no BEGIN, and the entries it took later are checked without waiting for their locks.
+ */
+export function transactionText(writes: readonly WriteCommit[], lockedFirst = false): string {
   const checks = writes.flatMap((write) => write.checked.map((key, i) => [key, write.digests[i]] as const)).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
   const local = new Map<string, Buffer | undefined>();
   const entries = new Map<string, EntryRow | null>();
@@ -75,8 +79,8 @@ export function transactionText(writes: readonly WriteCommit[]): string {
     for (const [key, row] of write.changes.entries) entries.set(key, row);
     for (const [name, value] of write.changes.settings) settings.set(name, value);
   }
-  const check = checks.length === 0 ? [] : [lockEqualStatement(checks.map(([key]) => key), checks.map(([, digest]) => digest), true)];
-  return ['BEGIN', ...check, tokensStatement(writes.map((write) => write.token)), ...rowStatements(local, { entries, settings }), 'COMMIT'].join('; ');
+  const check = checks.length === 0 ? [] : [lockEqualStatement(checks.map(([key]) => key), checks.map(([, digest]) => digest), !lockedFirst)];
+  return [...(lockedFirst ? [] : ['BEGIN']), ...check, tokensStatement(writes.map((write) => write.token)), ...rowStatements(local, { entries, settings }), 'COMMIT'].join('; ');
 }
 
 export class CommitBatcher {

@@ -32,10 +32,10 @@ import type { HeldLocks } from '../mutex.js';
 import type { BatchOp } from '../batch-ops.js';
 import { APPLY_WAIT_BUCKETS, type RecordStats, type SharedFailures, type SystemOfRecord } from '../system-of-record.js';
 import type { Applier } from './applier.js';
-import { rowChanges, type RowChanges } from './changes.js';
-import { CommitBatcher, refusedByPostgres } from './commit-batch.js';
+import { rowChanges } from './changes.js';
+import { CommitBatcher, refusedByPostgres, transactionText } from './commit-batch.js';
 import { STALE_ROW } from './schema.js';
-import { lockEqualStatement, lockStatement, rowStatements, tokenStatement } from './statements.js';
+import { lockStatement, tokenStatement } from './statements.js';
 
 /** How long a committed write waits for the local copy to apply it before answering anyway (a warning is logged). */
 const APPLY_WAIT_MILLIS = 10_000;
@@ -139,8 +139,9 @@ export class PostgresRecord implements SystemOfRecord {
     session.committed = true;
     try {
       // One round trip. A statement that fails skips the rest and aborts the transaction.
-      if (session.client) await session.client.query(lockedFirstCommit(unchecked, digests, token, local, changes));
-      else await this.batches.commit({ checked: unchecked, digests, token, local, changes });
+      const write = { checked: unchecked, digests, token, local, changes };
+      if (session.client) await session.client.query(transactionText([write], true));
+      else await this.batches.commit(write);
     } catch (error) {
       applied.cancel();
       const code = (error as { code?: string }).code;
@@ -262,12 +263,6 @@ export class PostgresRecord implements SystemOfRecord {
 }
 
 const digestOf = (record: Buffer | undefined): string | undefined => (record === undefined ? undefined : digest(record));
-
-/** The rest of a transaction locked first: the entries taken later checked without waiting for their locks, the token, the rows, COMMIT. */
-function lockedFirstCommit(unchecked: readonly string[], digests: readonly (string | undefined)[], token: string, local: ReadonlyMap<string, Buffer | undefined>, changes: RowChanges): string {
-  const check = unchecked.length === 0 ? [] : [lockEqualStatement(unchecked, digests, false)];
-  return [...check, tokenStatement(token), ...rowStatements(local, changes), 'COMMIT'].join('; ');
-}
 
 /** What a failed write answers: StaleCopy and directory errors as they are; a conflict is StaleCopy; else unavailable, or `other` once COMMIT was sent. */
 function failure(error: unknown, committing: boolean): Error {

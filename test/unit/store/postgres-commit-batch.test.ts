@@ -53,6 +53,23 @@ const refused = (code: string): Error & { code?: string } => Object.assign(new p
 const settle = () => new Promise((resolve) => setImmediate(resolve));
 const tokensOf = (text: string): string[] => [...text.matchAll(/'leveldap', '([^']+)'/g)].map((match) => match[1]!);
 
+/**
+ * A write to `a` sent alone and committed; the writes of `keys`, which arrived meanwhile, sent
+ * together as the second transaction (pool.sent[1], not answered yet) with their outcomes to come
+ * ('ok', or the error's message).
+ */
+async function secondTransaction(keys: readonly string[]): Promise<{ pool: ReturnType<typeof fakePool>; outcomes: Promise<string>[] }> {
+  const pool = fakePool();
+  const batcher = new CommitBatcher(pool.connect);
+  const first = batcher.commit(update('a'));
+  const outcomes = keys.map((key) => batcher.commit(update(key)).then(() => 'ok', (error: Error) => error.message));
+  await settle();
+  pool.sent[0]!.answer();
+  await first;
+  await settle();
+  return { pool, outcomes };
+}
+
 describe('CommitBatcher: writes arriving together share a transaction', () => {
   test('the first write goes alone at once; those arriving meanwhile go together next, in arrival order', async () => {
     const pool = fakePool();
@@ -123,14 +140,7 @@ describe('CommitBatcher: writes arriving together share a transaction', () => {
   });
 
   test('a transaction PostgreSQL refuses is sent again write by write: only the write at fault fails', async () => {
-    const pool = fakePool();
-    const batcher = new CommitBatcher(pool.connect);
-    const first = batcher.commit(update('a'));
-    const outcomes = ['b', 'c', 'd'].map((key) => batcher.commit(update(key)).then(() => 'ok', (error: Error) => error.message));
-    await settle();
-    pool.sent[0]!.answer();
-    await first;
-    await settle();
+    const { pool, outcomes } = await secondTransaction(['b', 'c', 'd']);
     pool.sent[1]!.answer(refused('LD001'));
     await settle();
     await settle();
@@ -142,28 +152,15 @@ describe('CommitBatcher: writes arriving together share a transaction', () => {
   });
 
   test('a connection lost during a transaction fails each of its writes, and nothing is sent again', async () => {
-    const pool = fakePool();
-    const batcher = new CommitBatcher(pool.connect);
-    const first = batcher.commit(update('a'));
-    const outcomes = ['b', 'c'].map((key) => batcher.commit(update(key)).then(() => 'ok', (error: Error) => error.message));
-    await settle();
-    pool.sent[0]!.answer();
-    await first;
-    await settle();
+    const { pool, outcomes } = await secondTransaction(['b', 'c']);
     pool.sent[1]!.answer(new Error('Connection terminated unexpectedly'));
     assert.deepEqual(await Promise.all(outcomes), ['Connection terminated unexpectedly', 'Connection terminated unexpectedly']);
     assert.equal(pool.sent.length, 2);
     assert.deepEqual(pool.released, [false, true], 'the broken connection is not reused');
   });
+
   test('a connection reset (a socket error, which carries a code too) is not PostgreSQL refusing: nothing is sent again', async () => {
-    const pool = fakePool();
-    const batcher = new CommitBatcher(pool.connect);
-    const first = batcher.commit(update('a'));
-    const outcomes = ['b', 'c'].map((key) => batcher.commit(update(key)).then(() => 'ok', (error: Error) => error.message));
-    await settle();
-    pool.sent[0]!.answer();
-    await first;
-    await settle();
+    const { pool, outcomes } = await secondTransaction(['b', 'c']);
     pool.sent[1]!.answer(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
     assert.deepEqual(await Promise.all(outcomes), ['read ECONNRESET', 'read ECONNRESET']);
     await settle();

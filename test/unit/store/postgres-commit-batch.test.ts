@@ -30,6 +30,8 @@ function update(key: string, token = `t-${key}`): WriteCommit {
 
 interface Sent {
   readonly text: string;
+  /** When it was sent (performance.now()). */
+  readonly at: number;
   answer(error?: Error & { code?: string }): void;
 }
 
@@ -40,7 +42,7 @@ function fakePool(): { connect: () => Promise<pg.PoolClient>; sent: Sent[]; rele
   const client = {
     query: (text: string) => {
       if (text === 'ROLLBACK') return Promise.resolve();
-      return new Promise<void>((resolve, reject) => sent.push({ text, answer: (error) => (error ? reject(error) : resolve()) }));
+      return new Promise<void>((resolve, reject) => sent.push({ text, at: performance.now(), answer: (error) => (error ? reject(error) : resolve()) }));
     },
     release: (broken?: boolean) => { released.push(broken === true); },
   } as unknown as pg.PoolClient;
@@ -96,12 +98,11 @@ describe('CommitBatcher: writes arriving together share a transaction', () => {
     const batcher = new CommitBatcher(pool.connect);
     const stuck = batcher.commit(update('held-elsewhere'));
     await settle();
-    const sentAt = performance.now();
     const others = ['b', 'c'].map((key) => batcher.commit(update(key)));
     await settle();
     assert.equal(pool.sent.length, 1);
     while (pool.sent.length < 2) await new Promise((resolve) => setTimeout(resolve, 2));
-    assert.ok(performance.now() - sentAt >= STALLED_MILLIS - 1, 'not before the first has stalled');
+    assert.ok(pool.sent[1]!.at - pool.sent[0]!.at >= STALLED_MILLIS - 1, 'not before the first has stalled');
     assert.deepEqual(tokensOf(pool.sent[1]!.text), ['t-b', 't-c']);
     pool.sent[1]!.answer();
     await Promise.all(others);

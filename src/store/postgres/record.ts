@@ -105,7 +105,8 @@ export class PostgresRecord implements SystemOfRecord {
       this.sessions.set(held, session);
       return await critical();
     } catch (error) {
-      broken = !(error instanceof StaleCopy || error instanceof DirectoryError) && (error as { code?: string }).code === undefined;
+      // Only PostgreSQL's own refusal leaves the connection usable; a socket error (ECONNRESET has a code too) does not.
+      broken = !(error instanceof StaleCopy || error instanceof DirectoryError) && !refusedByPostgres(error);
       throw failure(error, session.committed);
     } finally {
       this.sessions.delete(held);

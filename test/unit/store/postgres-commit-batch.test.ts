@@ -6,15 +6,18 @@
  * PostgreSQL refuses is sent again write by write, so only the write at fault fails; a lost
  * connection (with or without a socket error's code) fails every write of its transaction and
  * nothing is sent again. Plus the text of one transaction for several writes, and what a node's
- * write answers when its connection is reset during COMMIT.
+ * write answers when its connection is reset during COMMIT (a locked-first one hands that
+ * connection back as broken).
  */
+import { createHash } from 'node:crypto';
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { CommitBatcher, MAX_WRITES, STALLED_MILLIS, transactionText, type WriteCommit } from '../../../src/store/postgres/commit-batch.js';
 import { PostgresRecord } from '../../../src/store/postgres/record.js';
 import type { Applier } from '../../../src/store/postgres/applier.js';
-import { DirectoryError } from '../../../src/store/errors.js';
+import { DirectoryError, StaleCopy } from '../../../src/store/errors.js';
+import { STALE_ROW } from '../../../src/store/postgres/schema.js';
 import { entryKey } from '../../../src/store/keys.js';
 
 const record = (text: string): Buffer => Buffer.from(text);
@@ -32,7 +35,8 @@ interface Sent {
   readonly text: string;
   /** When it was sent (performance.now()). */
   readonly at: number;
-  answer(error?: Error & { code?: string }): void;
+  /** Answers the query: refused with `error`, else with `value`. */
+  answer(error?: Error & { code?: string }, value?: unknown): void;
 }
 
 /** Connections that record each query and leave it pending until answered; ROLLBACK answers at once. */
@@ -42,7 +46,7 @@ function fakePool(): { connect: () => Promise<pg.PoolClient>; sent: Sent[]; rele
   const client = {
     query: (text: string) => {
       if (text === 'ROLLBACK') return Promise.resolve();
-      return new Promise<void>((resolve, reject) => sent.push({ text, at: performance.now(), answer: (error) => (error ? reject(error) : resolve()) }));
+      return new Promise<unknown>((resolve, reject) => sent.push({ text, at: performance.now(), answer: (error, value) => (error ? reject(error) : resolve(value)) }));
     },
     release: (broken?: boolean) => { released.push(broken === true); },
   } as unknown as pg.PoolClient;
@@ -170,22 +174,53 @@ describe('CommitBatcher: writes arriving together share a transaction', () => {
   });
 });
 
-test('a node\'s write whose connection is reset during COMMIT answers that it may or may not be stored', async () => {
-  const pool = fakePool();
+/** A node's write store over a fake pool, its local copy holding the record `old` for every entry; its applier never applies. */
+function fakeNode(pool: ReturnType<typeof fakePool>): PostgresRecord {
   const applier = {
     slot: 'test', clock: 0, lastContact: Date.now(), changedSince: () => false,
     waitFor: () => ({ done: new Promise<boolean>(() => {}), cancel: () => {} }),
   } as unknown as Applier;
   const local = { records: async (keys: readonly string[]) => keys.map(() => record('old')) };
-  const node = new PostgresRecord(pool as unknown as pg.Pool, applier, local, { log: { warn: () => {} }, maxStalenessMillis: 60_000 });
-  const held = { keys: new Set(['a']), since: 0, tryAdd: () => false };
-  const write = node.around(['a'], () => node.commit([{ type: 'put', key: entryKey('a'), value: record('new') }], held), held);
+  return new PostgresRecord(pool as unknown as pg.Pool, applier, local, { log: { warn: () => {} }, maxStalenessMillis: 60_000 });
+}
+
+/** A write of entry `key` through the node (its outcome: 'ok' or the error). */
+function write(node: PostgresRecord, key: string): Promise<unknown> {
+  const held = { keys: new Set([key]), since: 0, tryAdd: () => false };
+  return node.around([key], () => node.commit([{ type: 'put', key: entryKey(key), value: record('new') }], held), held).then(() => 'ok', (error: unknown) => error);
+}
+
+const connectionReset = (): Error & { code?: string } => Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' });
+
+test('a node\'s write whose connection is reset during COMMIT answers that it may or may not be stored', async () => {
+  const pool = fakePool();
+  const outcome = write(fakeNode(pool), 'a');
   await settle();
-  pool.sent[0]!.answer(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }));
-  const error = await write.then(() => undefined, (failed: unknown) => failed);
+  pool.sent[0]!.answer(connectionReset());
+  const error = await outcome;
   assert.ok(error instanceof DirectoryError, String(error));
   assert.equal(error.codeName, 'other', error.message);
   assert.match(error.message, /may or may not be stored/);
+});
+
+test('a locked-first write whose connection is reset during COMMIT hands that connection back as broken', async () => {
+  const pool = fakePool();
+  const node = fakeNode(pool);
+  const first = write(node, 'a');
+  await settle();
+  pool.sent[0]!.answer(refused(STALE_ROW)); // the copy was behind: the entry's writes lock first for a while
+  assert.ok((await first) instanceof StaleCopy);
+  const second = write(node, 'a');
+  await settle();
+  assert.match(pool.sent[1]!.text, /^BEGIN; /, 'locked first');
+  pool.sent[1]!.answer(undefined, [{}, { rows: [{ key: 'a', digest: createHash('sha256').update(record('old')).digest('hex') }] }]);
+  await settle();
+  await settle();
+  assert.match(pool.sent[2]!.text, /COMMIT$/);
+  pool.sent[2]!.answer(connectionReset());
+  const error = await second;
+  assert.ok(error instanceof DirectoryError && error.codeName === 'other', String(error));
+  assert.deepEqual(pool.released, [false, true], 'the reset connection is not handed out again');
 });
 
 test('transactionText: one lock of every write\'s entries in key order, their tokens, their rows in one statement each, COMMIT', () => {

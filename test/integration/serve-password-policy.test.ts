@@ -288,7 +288,9 @@ describe('leveldap serve: lockout against parallel guesses (--max-failures 3, PB
   const secret = (uid: string) => `${uid}-secret`;
 
   before(async () => {
-    const stored = await Promise.all(ACCOUNTS.map((uid) => registry.encode('PBKDF2-SHA256', Buffer.from(secret(uid)), { iterations: 500_000 })));
+    // admin-lock's verification must outlast the test's reading of cn=Monitor: 2,000,000 iterations (about 0.3 s here).
+    const iterations = (uid: string) => (uid === 'admin-lock' ? 2_000_000 : 500_000);
+    const stored = await Promise.all(ACCOUNTS.map((uid) => registry.encode('PBKDF2-SHA256', Buffer.from(secret(uid)), { iterations: iterations(uid) })));
     server = await startLeveldap({
       users: 5, ldif: ACCOUNTS.map((uid, i) => accountLdif(uid, stored[i]!)).join('\n'),
       args: ['--max-failures', '3', '--lockout-duration', '0', '--log-level', 'debug'],
@@ -302,6 +304,11 @@ describe('leveldap serve: lockout against parallel guesses (--max-failures 3, PB
     + logLines(server, 'bind refused: the account was locked during the verification', logDn(uid)).length;
   const waited = (uid: string) => logLines(server, 'bind waits: every attempt left is being verified', logDn(uid)).length;
   const locks = (uid: string) => logLines(server, 'account locked after failed binds', logDn(uid));
+  /** Binds the server has begun and not answered yet (cn=Monitor; the reading tool's own bind has been answered). */
+  async function bindsInFlight(): Promise<number> {
+    const counts = await client.read('cn=Bind,cn=Operations,cn=Monitor', 'monitorOpInitiated', 'monitorOpCompleted');
+    return Number(counts.monitorOpInitiated![0]) - Number(counts.monitorOpCompleted![0]);
+  }
   /** The access log's lines for binds of the account, in the order they answered. */
   const bindAnswers = (uid: string) => logLines(server, 'operation').filter((line) => line.op === 'bind' && line.dn === userDn(uid));
 
@@ -373,7 +380,8 @@ describe('leveldap serve: lockout against parallel guesses (--max-failures 3, PB
     try {
       assert.equal((await exchange(admin, 1, bindRequest(1, server.adminDn, server.adminPassword))).code, 0);
       const bind = exchange(binding, 1, bindRequest(1, userDn('admin-lock'), secret('admin-lock')));
-      await new Promise((resolve) => setTimeout(resolve, 30));
+      // The lock is sent once the bind is being verified.
+      assert.ok(await eventually(async () => (await bindsInFlight()) === 1, 5000), 'the bind is in progress');
       const lock = await exchange(admin, 2, modifyRequest(2, userDn('admin-lock'), [{ op: 'add', attribute: 'pwdAccountLockedTime', values: ['000001010000Z'] }]));
       assert.equal(lock.code, 0);
       assert.equal((await bind).code, 49);

@@ -25,7 +25,7 @@
  * answers `other` (the write may or may not be stored), as a LevelDB write whose outcome is
  * unknown does (store.ts).
  */
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type pg from 'pg';
 import { DirectoryError, StaleCopy } from '../errors.js';
 import type { HeldLocks } from '../mutex.js';
@@ -65,6 +65,12 @@ interface Session {
 
 export class PostgresRecord implements SystemOfRecord {
   private tokens = 0;
+  /**
+   * Starts this process's tokens: the slot's name and a random part, so that a transaction of the
+   * node's previous process (committed, not yet applied when it died, replayed after the restart)
+   * cannot resolve a new write's wait with a token of the same number.
+   */
+  private readonly tokenPrefix: string;
   private commits = 0;
   private readonly waits = { buckets: new Array<number>(APPLY_WAIT_BUCKETS.length + 1).fill(0), sum: 0, count: 0 };
   /** The transaction of each write in progress, by the locks it holds (no AsyncLocalStorage: in Node 20 it slows every promise). */
@@ -81,7 +87,9 @@ export class PostgresRecord implements SystemOfRecord {
     private readonly local: { records(keys: readonly string[]): Promise<(Buffer | undefined)[]> },
     private readonly options: { readonly log: RecordLog; readonly maxStalenessMillis: number },
     readonly failures?: SharedFailures,
-  ) {}
+  ) {
+    this.tokenPrefix = `${applier.slot}:${randomBytes(6).toString('hex')}`;
+  }
 
   get clock(): number {
     return this.applier.clock;
@@ -135,7 +143,7 @@ export class PostgresRecord implements SystemOfRecord {
       throw new StaleCopy('the local copy changed under the write');
     }
     const digests = unchecked.map((key) => digestOf(local.get(key)));
-    const token = `${this.applier.slot}:${(this.tokens += 1)}`;
+    const token = `${this.tokenPrefix}:${(this.tokens += 1)}`;
     const applied = this.applier.waitFor(token, APPLY_WAIT_MILLIS);
     session.committed = true;
     try {
@@ -158,7 +166,7 @@ export class PostgresRecord implements SystemOfRecord {
    * in a transaction of its own (its commit flushes the WAL, so the stream carries it at once).
    */
   async catchUp(): Promise<void> {
-    const token = `${this.applier.slot}:mark:${(this.tokens += 1)}`;
+    const token = `${this.tokenPrefix}:mark:${(this.tokens += 1)}`;
     const applied = this.applier.waitFor(token, APPLY_WAIT_MILLIS);
     try {
       await this.pool.query(tokenStatement(token));

@@ -223,6 +223,19 @@ test('a locked-first write whose connection is reset during COMMIT hands that co
   assert.deepEqual(pool.released, [false, true], 'the reset connection is not handed out again');
 });
 
+test('a node\'s write tokens differ from its previous process\'s: a write of the last process, replayed after a restart, resolves no new write', async () => {
+  const pool = fakePool();
+  const earlier = fakeNode(pool);
+  const restarted = fakeNode(pool);
+  void write(earlier, 'a');
+  void write(restarted, 'b');
+  await settle();
+  const [before, after] = pool.sent.map((sent) => tokensOf(sent.text));
+  assert.equal(before!.length, 1);
+  assert.notDeepEqual(after, before);
+  assert.match(after![0]!, /^test:/, 'the slot\'s name starts it');
+});
+
 test('transactionText: one lock of every write\'s entries in key order, their tokens, their rows in one statement each, COMMIT', () => {
   const insert: WriteCommit = {
     checked: ['uid=new,dc=x', 'dc=x'], digests: [undefined, 'd-parent'], token: 't-insert', local: new Map([['uid=new,dc=x', undefined]]),

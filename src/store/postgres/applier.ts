@@ -71,6 +71,29 @@ type Decoded =
   | { tag: 'message'; transactional: boolean; prefix: string; content: Uint8Array }
   | { tag: 'truncate' | 'relation' | 'origin' | 'type' };
 
+/**
+ * Tells PostgreSQL the copy holds everything before `position` (the slot's confirmed position
+ * becomes `position`). pg-logical-replication's acknowledge() takes the last byte received and
+ * sends that plus one, so it is given the byte before: handed `position` itself, the slot would
+ * confirm one byte too far, and a transaction whose commit record starts exactly there (one that
+ * wrote before the last one applied and committed right after it) would never be streamed again.
+ */
+function acknowledge(service: LogicalReplicationService | undefined, position: bigint, ping = false): void {
+  void service?.acknowledge(formatLsn(position > 0n ? position - 1n : 0n), ping);
+}
+
+/** pgoutput, counting the stream's messages as they arrive (before they wait their turn to be applied). */
+class CountingPlugin extends PgoutputPlugin {
+  constructor(private readonly arrived: () => void) {
+    super({ protoVersion: 1, publicationNames: [PUBLICATION], messages: true });
+  }
+
+  override parse(buffer: Buffer): ReturnType<PgoutputPlugin['parse']> {
+    this.arrived();
+    return super.parse(buffer);
+  }
+}
+
 /** PostgreSQL's answer when a slot does not exist (undefined_object), as START_REPLICATION gives it. */
 function isMissingSlot(error: Error): boolean {
   return (error as { code?: string }).code === '42704' || /replication slot .* does not exist/.test(error.message);
@@ -94,6 +117,11 @@ export class Applier {
   private retry: NodeJS.Timeout | undefined;
   private stopped = false;
   private contact = 0;
+  /** The stream's messages: arrived, and applied (received() done); counted from each start of the stream. */
+  private arrived = 0;
+  private handled = 0;
+  /** PostgreSQL's last keepalive: the WAL it has decoded and sent up to, and how many messages had arrived before it. */
+  private keepalive: { readonly lsn: bigint; readonly after: number } | undefined;
   private loseSlot!: (error: Error) => void;
   /** Resolves if the node's slot disappears while it streams (a PostgreSQL failover drops logical slots): the node must restart and copy again. */
   readonly lost = new Promise<Error>((resolve) => { this.loseSlot = resolve; });
@@ -156,7 +184,7 @@ export class Applier {
     this.durable = position;
     this.contact = Date.now();
     await this.subscribe();
-    this.ping = setInterval(() => void this.service?.acknowledge(formatLsn(this.durable), true), PING_MILLIS);
+    this.ping = setInterval(() => acknowledge(this.service, this.durable, true), PING_MILLIS);
     this.ping.unref();
     this.syncing = setInterval(() => void this.syncPosition().catch((error: Error) => this.log.warn({ slot: this.slot, err: error.message }, 'could not sync the local copy\'s position')), SYNC_MILLIS);
     this.syncing.unref();
@@ -175,11 +203,26 @@ export class Applier {
 
   /** Syncs the position applied so far (a synced LevelDB write also makes every earlier one durable) and acknowledges it. */
   private async syncPosition(): Promise<void> {
+    this.caughtUp();
     const position = this.queue.position;
     if (position <= this.durable) return;
     await this.copy.writeLocal([put(metaKey(META.position), Buffer.from(formatLsn(position)))], true);
     this.durable = position;
-    await this.service?.acknowledge(formatLsn(position));
+    acknowledge(this.service, position);
+  }
+
+  /**
+   * Once everything the stream sent before PostgreSQL's last keepalive is applied, and no
+   * transaction is open, the copy holds the store as of the keepalive's position: the position
+   * moves there, so the slot lets go of WAL the directory has no part in (other tables, other
+   * databases) instead of keeping it until the directory's next write. PostgreSQL's own apply
+   * worker confirms keepalives the same way.
+   */
+  private caughtUp(): void {
+    const keepalive = this.keepalive;
+    if (!keepalive || this.handled < keepalive.after || this.transaction || !this.queue.idle) return;
+    this.keepalive = undefined;
+    this.queue.advance(keepalive.lsn);
   }
 
   private async prepare(): Promise<bigint> {
@@ -269,14 +312,24 @@ export class Applier {
 
   private async subscribe(): Promise<void> {
     const service = new LogicalReplicationService({ connectionString: this.url }, { acknowledge: { auto: false, timeoutSeconds: 0 }, flowControl: { enabled: true } });
-    service.on('data', (_lsn: string, message: Decoded) => this.received(message));
-    service.on('heartbeat', (_lsn: string, _time: number, respond: boolean) => {
+    this.arrived = 0;
+    this.handled = 0;
+    this.keepalive = undefined;
+    const current = () => this.service === service; // a broken stream's last messages count for nothing
+    service.on('data', async (_lsn: string, message: Decoded) => {
+      await this.received(message);
+      if (current()) this.handled += 1;
+    });
+    service.on('heartbeat', (lsn: string, _time: number, respond: boolean) => {
       this.contact = Date.now();
-      if (respond) void service.acknowledge(formatLsn(this.durable));
+      if (!current()) return;
+      this.keepalive = { lsn: parseLsn(lsn), after: this.arrived };
+      this.caughtUp();
+      if (respond) acknowledge(service, this.durable);
     });
     service.on('error', (error: Error) => this.broken(service, error));
     this.service = service;
-    const plugin = new PgoutputPlugin({ protoVersion: 1, publicationNames: [PUBLICATION], messages: true });
+    const plugin = new CountingPlugin(() => { if (current()) this.arrived += 1; });
     const streaming = service.subscribe(plugin, this.slot, formatLsn(this.queue.position));
     streaming.then(() => this.broken(service, new Error('the replication stream ended')), (error: Error) => this.broken(service, error));
     // START_REPLICATION refused (the slot still in use, say) rejects the stream without an 'error' event.

@@ -67,6 +67,13 @@ export class ApplyQueue {
     this.overlay.clear();
   }
 
+  /** Moves the position to `position` when nothing is queued or being written and it is further on (the stream is idle there). */
+  advance(position: bigint): void {
+    if (!this.idle || position <= this.position) return;
+    this.position = position;
+    this.queued = position;
+  }
+
   /** Whether an entry is changed by a transaction not yet written. */
   holds(key: string): boolean {
     return this.overlay.has(key);

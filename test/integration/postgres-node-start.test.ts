@@ -5,7 +5,9 @@
  * unfinished copy, not someone's database), while a LevelDB holding entries of its own is still
  * refused. The cut is made deterministic by a local copy whose second batch fails. And a node
  * whose slot another connection still streams from (the walsender of a node that died, not yet
- * gone) fails to start, saying so, rather than waiting for ever.
+ * gone) fails to start, saying so, rather than waiting for ever. A node whose slot PostgreSQL
+ * invalidated while it was stopped (max_slot_wal_keep_size: the slot is there, its WAL is not)
+ * copies the store again instead of failing to stream from it.
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -90,6 +92,46 @@ describe('a node of a PostgreSQL store starting on its --data (applier.ts)', { s
       assert.ok(await store.get(`uid=user.${USERS - 1},ou=People,${BASE}`));
       assert.ok(log.warnings.some((warning) => /copied again/.test(warning)), log.warnings.join('\n'));
     } finally {
+      await store.close();
+      await dir.remove();
+    }
+  });
+
+  test('a node whose slot PostgreSQL invalidated (max_slot_wal_keep_size) while it was stopped copies the store again', async () => {
+    const dir = await tempDir();
+    const store = await DirectoryStore.open(dir.path);
+    const admin = new pg.Client({ connectionString: cluster.url });
+    await admin.connect();
+    try {
+      const first = new Applier(store, cluster.url, 'leveldap_invalidated', recordingLog());
+      await first.start();
+      await first.stop();
+      await admin.query("ALTER SYSTEM SET max_slot_wal_keep_size = '1MB'");
+      await admin.query('SELECT pg_reload_conf()');
+      await admin.query('CREATE TABLE filler (x text)');
+      for (let i = 0; i < 4; i += 1) {
+        await admin.query("INSERT INTO filler SELECT repeat('x', 100) FROM generate_series(1, 1000)");
+        await admin.query('SELECT pg_switch_wal()');
+      }
+      await admin.query('CHECKPOINT');
+      const slot = await admin.query<{ wal_status: string }>("SELECT wal_status FROM pg_replication_slots WHERE slot_name = 'leveldap_invalidated'");
+      assert.equal(slot.rows[0]?.wal_status, 'lost', 'the slot is invalidated');
+      const log = recordingLog();
+      const again = new Applier(store, cluster.url, 'leveldap_invalidated', log);
+      try {
+        await again.start();
+      } finally {
+        await again.stop();
+      }
+      assert.equal(await store.countEntries(), USERS + 2, 'every entry copied');
+      assert.ok(log.warnings.some((warning) => /invalidated/.test(warning) && /copied again/.test(warning)), log.warnings.join('\n'));
+      const now = await admin.query<{ wal_status: string }>("SELECT wal_status FROM pg_replication_slots WHERE slot_name = 'leveldap_invalidated'");
+      assert.notEqual(now.rows[0]?.wal_status, 'lost', 'a new slot');
+    } finally {
+      await admin.query('ALTER SYSTEM RESET max_slot_wal_keep_size').catch(() => {}); // not in a transaction block: a statement alone
+      await admin.query('DROP TABLE IF EXISTS filler').catch(() => {});
+      await admin.query('SELECT pg_reload_conf()').catch(() => {});
+      await admin.end();
       await store.close();
       await dir.remove();
     }

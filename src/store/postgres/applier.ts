@@ -94,9 +94,14 @@ class CountingPlugin extends PgoutputPlugin {
   }
 }
 
-/** PostgreSQL's answer when a slot does not exist (undefined_object), as START_REPLICATION gives it. */
+/**
+ * PostgreSQL's answer when a slot does not exist (undefined_object), or exists without the WAL it
+ * needs (invalidated by max_slot_wal_keep_size), as START_REPLICATION gives them.
+ */
 function isMissingSlot(error: Error): boolean {
-  return (error as { code?: string }).code === '42704' || /replication slot .* does not exist/.test(error.message);
+  const code = (error as { code?: string }).code;
+  return code === '42704' || /replication slot .* does not exist/.test(error.message)
+    || (code === '55000' && /cannot read from logical replication slot/.test(error.message));
 }
 
 export class Applier {
@@ -237,19 +242,20 @@ export class Applier {
       if (copied === undefined && await this.copy.hasEntries()) {
         throw new StoreError(`${this.copy.dir} holds entries that are not a copy of the PostgreSQL store; give this node an empty --data directory (import-ldif --store loads entries into PostgreSQL)`);
       }
-      const slotExists = (await client.query('SELECT 1 FROM pg_replication_slots WHERE slot_name = $1', [this.slot])).rowCount === 1;
+      const slot = (await client.query<{ lost: boolean }>("SELECT wal_status = 'lost' AS lost FROM pg_replication_slots WHERE slot_name = $1", [this.slot])).rows[0];
       const position = await this.copy.getMeta(META.position);
-      if (copied !== undefined && slotExists && position !== undefined && (await this.copy.getMeta(META.slot)) === this.slot) {
+      if (copied !== undefined && slot?.lost === false && position !== undefined && (await this.copy.getMeta(META.slot)) === this.slot) {
         this.log.info({ slot: this.slot, position }, 'the local copy resumes from its position in the PostgreSQL store');
         return parseLsn(position);
       }
       if (copied !== undefined) {
         const message = position === undefined ? 'the local copy was not finished (the node stopped while it copied the store): it is removed and copied again'
-          : 'the replication slot of this node is gone: its local copy is removed and copied again';
+          : slot?.lost ? 'the replication slot of this node was invalidated (max_slot_wal_keep_size: PostgreSQL removed WAL it had not streamed): its local copy is removed and copied again'
+            : 'the replication slot of this node is gone: its local copy is removed and copied again';
         this.log.warn({ slot: this.slot, data: this.copy.dir }, message);
         await this.copy.wipe();
       }
-      if (slotExists) await client.query('SELECT pg_drop_replication_slot($1)', [this.slot]);
+      if (slot) await client.query('SELECT pg_drop_replication_slot($1)', [this.slot]);
       const start = await this.copyStore(identity);
       await this.compacted();
       return start;

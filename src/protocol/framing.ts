@@ -1,7 +1,10 @@
 /**
  * Splits a connection's byte stream into LDAPMessage frames (whole BER TLVs), with a cap on a
  * frame's size that is enforced as soon as the header declares it: nothing is buffered toward
- * an oversized frame, and no recursion happens however many frames one chunk holds.
+ * an oversized frame, and no recursion happens however many frames one chunk holds. A partial
+ * frame is copied into one buffer of its own, grown by doubling up to the frame's size: keeping
+ * the chunks themselves held each socket read's whole allocation, so a sender trickling a byte
+ * at a time made the server hold about 1,000 times what it had sent.
  */
 import { FrameError } from './errors.js';
 
@@ -13,6 +16,8 @@ const MAX_HEADER_BYTES = 6;
 const SEQUENCE_TAG = 0x30;
 const INCOMPLETE = -1;
 const EMPTY = Buffer.alloc(0);
+/** The first buffer of a partial frame (doubled from there). */
+const MIN_PARTIAL_BYTES = 256;
 
 export interface FrameReaderOptions {
   /** The largest frame accepted, header included (default {@link DEFAULT_MAX_FRAME_BYTES}). */
@@ -21,8 +26,8 @@ export interface FrameReaderOptions {
 
 export class FrameReader {
   #maxBytes = DEFAULT_MAX_FRAME_BYTES;
-  /** The pieces of the partial frame (or partial header), in order. */
-  #pieces: Buffer[] = [];
+  /** The partial frame (or partial header): its first #buffered bytes. */
+  #partial: Buffer = EMPTY;
   #buffered = 0;
   /** The partial frame's total size once its header is known, else INCOMPLETE. */
   #frameSize = INCOMPLETE;
@@ -79,7 +84,7 @@ export class FrameReader {
 
   /** Every byte received but not returned as a frame, in order; the reader is left empty. */
   takeRest(): Buffer {
-    const rest = Buffer.concat([...this.#pieces, this.#chunk.subarray(this.#chunkRead)]);
+    const rest = Buffer.concat([this.#held(), this.#chunk.subarray(this.#chunkRead)]);
     this.#reset();
     this.#chunk = EMPTY;
     return rest;
@@ -124,8 +129,8 @@ export class FrameReader {
       this.#append(chunk.subarray(used));
       return -1;
     }
-    this.#pieces.push(chunk.subarray(used, used + need));
-    frames.push(Buffer.concat(this.#pieces, this.#frameSize));
+    this.#append(chunk.subarray(used, used + need));
+    frames.push(this.#held());
     this.#reset();
     return used + need;
   }
@@ -137,7 +142,7 @@ export class FrameReader {
    */
   #completeHeader(chunk: Buffer): number {
     const taken = Math.min(chunk.length, MAX_HEADER_BYTES);
-    const head = Buffer.concat([...this.#pieces, chunk.subarray(0, taken)]);
+    const head = Buffer.concat([this.#held(), chunk.subarray(0, taken)]);
     this.#frameSize = frameSize(head, 0, this.#maxBytes);
     if (this.#frameSize === INCOMPLETE) {
       this.#append(chunk);
@@ -145,8 +150,7 @@ export class FrameReader {
     }
     // Whatever of `head` lies beyond this frame is left in `chunk` for the next one.
     const fromChunk = Math.min(taken, this.#frameSize - this.#buffered);
-    this.#pieces = [head.subarray(0, this.#buffered + fromChunk)];
-    this.#buffered += fromChunk;
+    this.#append(chunk.subarray(0, fromChunk));
     return fromChunk;
   }
 
@@ -155,14 +159,27 @@ export class FrameReader {
     this.#append(rest);
   }
 
+  /** Copies `piece` after the bytes held, growing the buffer by doubling (at most to the frame's size, once known). */
   #append(piece: Buffer): void {
     if (piece.length === 0) return;
-    this.#pieces.push(piece);
-    this.#buffered += piece.length;
+    const needed = this.#buffered + piece.length;
+    if (needed > this.#partial.length) {
+      const doubled = Math.max(needed, 2 * this.#partial.length, MIN_PARTIAL_BYTES);
+      const grown = Buffer.allocUnsafeSlow(this.#frameSize === INCOMPLETE ? doubled : Math.min(doubled, this.#frameSize));
+      this.#partial.copy(grown, 0, 0, this.#buffered);
+      this.#partial = grown;
+    }
+    piece.copy(this.#partial, this.#buffered);
+    this.#buffered = needed;
+  }
+
+  /** The bytes held (a view: #reset lets go of the buffer, so a frame handed over is never written again). */
+  #held(): Buffer {
+    return this.#partial.subarray(0, this.#buffered);
   }
 
   #reset(): void {
-    this.#pieces = [];
+    this.#partial = EMPTY;
     this.#buffered = 0;
     this.#frameSize = INCOMPLETE;
   }

@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { DEFAULT_MAX_FRAME_BYTES, FrameError, FrameReader, decodeRequest } from '../../../src/protocol/index.js';
 
 const require = createRequire(import.meta.url);
@@ -72,6 +74,28 @@ test('partial frames are held, not returned, and bufferedBytes counts them', () 
   assert.ok(done?.equals(frame));
   assert.equal(rest.length, 0);
   assert.equal(reader.bufferedBytes, 1);
+});
+
+test('a frame trickled in a byte at a time holds about its own size, not every chunk it came in', () => {
+  setFlagsFromString('--expose-gc');
+  const gc = runInNewContext('gc') as () => void;
+  const held = (): number => {
+    gc();
+    return process.memoryUsage().arrayBuffers;
+  };
+  const reader = new FrameReader();
+  const frame = frameOf(200_000, 4);
+  const before = held();
+  reader.push(frame.subarray(0, 4));
+  // As a socket delivers a slow sender's bytes: each read a small view of a larger buffer of its own.
+  for (let i = 4; i < frame.length - 1; i += 1) {
+    const read = Buffer.allocUnsafeSlow(1024);
+    read[0] = frame[i]!;
+    assert.deepEqual(reader.push(read.subarray(0, 1)), []);
+  }
+  const grown = held() - before;
+  assert.ok(grown < 2_000_000, `${grown} bytes held for a partial frame of ${reader.bufferedBytes} bytes`);
+  assertFrames(reader.push(frame.subarray(-1)), [frame]);
 });
 
 test('5,000 pipelined AbandonRequests in one chunk all come back, in order, and decode', () => {

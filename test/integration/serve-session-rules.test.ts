@@ -1,12 +1,15 @@
 /**
  * Rules a client cannot bend (found by review): binds run alone and cannot be abandoned, a bind
  * resets the session even when refused, message IDs cannot be reused, filters cannot probe a
- * userPassword the client may not read, and the client's size limit holds across pages.
+ * userPassword the client may not read, and the client's size limit holds across pages. Abandon
+ * and Unbind act at once even when they arrive behind requests that wait (reading went on only
+ * once nothing waited, so they took effect after what they were meant to stop).
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
-import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
+import { createRegistry } from '../../src/password/index.js';
+import { accountLdif, startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, NOTICE_OF_DISCONNECTION, Op, pagedCookie, RawConnection, parseLdifOutput } from '../helpers/ldap-client.js';
 
 interface Encodable { toBer(): { buffer: Buffer } }
@@ -108,5 +111,46 @@ describe('leveldap serve: session rules', () => {
     const result = await ldapTool('ldapsearch', server.url, ['-LLL', '-z', '3', '-E', 'pr=2/noprompt', '-b', 'ou=People,dc=example,dc=com', '(uid=user.1*)', '1.1']);
     assert.equal(result.code, 4);
     assert.equal(parseLdifOutput(result.stdout).length, 3);
+  });
+});
+
+describe('leveldap serve: Abandon and Unbind behind waiting requests', () => {
+  let server: LeveldapServer;
+  const SLOW = 'uid=slow,ou=People,dc=example,dc=com';
+  before(async () => {
+    // A bind that takes a while (2,000,000 iterations: about 0.3 s here): the requests sent behind it wait.
+    const stored = await createRegistry().encode('PBKDF2-SHA256', Buffer.from('slow-secret'), { iterations: 2_000_000 });
+    server = await startLeveldap({ users: 5, ldif: accountLdif('slow', stored) });
+  });
+  after(async () => { await server?.stop(); });
+
+  /** A connection that sent the slow bind (1) and a search (2), then, 50 ms later, `later`. */
+  async function behindSlowBind(later: Buffer[]): Promise<RawConnection> {
+    const connection = await RawConnection.open(server.port);
+    connection.write(Buffer.concat([bind(1, SLOW, 'slow-secret'), search(2)]));
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    connection.write(Buffer.concat(later));
+    return connection;
+  }
+
+  test('an Abandon of a request waiting behind a bind removes it: never answered', async () => {
+    const connection = await behindSlowBind([new messages.AbandonRequest({ messageId: 3, abandonId: 2 }).toBer().buffer, whoAmI(4)]);
+    try {
+      assert.ok(await connection.until(() => connection.responses.some((r) => r.messageId === 4), 20_000), 'the WhoAmI is answered');
+      assert.equal(connection.responses.find((r) => r.messageId === 1)?.code, 0, 'the bind');
+      assert.deepEqual(connection.responses.filter((r) => r.messageId === 2), [], 'the abandoned search');
+    } finally {
+      connection.destroy();
+    }
+  });
+
+  test('an Unbind behind waiting requests closes the connection at once: the bind in progress is not answered', async () => {
+    const connection = await behindSlowBind([Buffer.from([0x30, 0x05, 0x02, 0x01, 0x03, 0x42, 0x00])]);
+    try {
+      assert.ok(await connection.until(() => connection.closed, 20_000), 'closed');
+      assert.deepEqual(connection.responses.map((r) => r.messageId), [], 'nothing answered after the Unbind');
+    } finally {
+      connection.destroy();
+    }
   });
 });

@@ -44,6 +44,13 @@ export interface Transport {
 const SHUTTING_DOWN: Reply = { code: ResultCode.unavailable, message: 'server shutting down' };
 
 const EXTENDED = kindIndex('extended');
+/**
+ * Reading goes on while at most this many requests, of at most this many bytes, wait to start
+ * (behind a bind, or for room): an Abandon or Unbind sent behind them is read, and acts, at once.
+ * Past either, reading pauses until they start.
+ */
+const MAX_WAITING_REQUESTS = 32;
+const MAX_WAITING_BYTES = 64 * 1024;
 
 export class Connection implements MonitoredConnection {
   readonly session: Session;
@@ -162,7 +169,7 @@ export class Connection implements MonitoredConnection {
     this.opsReceived += 1;
     this.activityTime = this.server.monitor.coarseNow;
     const head = this.queue.length === 0 ? undefined : peekRequest(frame);
-    if (!head || head.kind === 'unbind' || head.kind === 'abandon' || head.kind === 'extended') this.accept(decodeRequest(frame, this.decodeOptions()), arrived);
+    if (!head || head.kind === 'unbind' || head.kind === 'abandon' || head.kind === 'extended') this.accept(decodeRequest(frame, this.decodeOptions()), arrived, frame.length);
     else this.queueFrame(head as RequestHead & { kind: AnsweredRequest['kind'] }, frame, arrived);
     return !(this.closing || this.upgrading);
   };
@@ -196,7 +203,7 @@ export class Connection implements MonitoredConnection {
    * Takes a decoded request as it arrives: Unbind and Abandon act at once (they never wait behind
    * the operations they are meant to stop); an extended request is queued or starts TLS.
    */
-  private accept(request: Request, arrived: number): void {
+  private accept(request: Request, arrived: number, bytes: number): void {
     if (request.kind === 'unbind' || request.kind === 'abandon') {
       this.stats.unanswered(kindIndex(request.kind));
       this.opsCompleted += 1;
@@ -211,7 +218,7 @@ export class Connection implements MonitoredConnection {
     }
     if (!this.admissible(request.messageId, request.kind === 'bind' || isStartTls(request))) return;
     if (this.startTlsContext && isStartTls(request)) this.startTls(request, this.startTlsContext, arrived);
-    else this.queue.pushRequest(request, arrived);
+    else this.queue.pushRequest(request, arrived, bytes);
   }
 
   /** Queues a request read as bytes (decoded when next, request-queue.ts). */
@@ -271,7 +278,7 @@ export class Connection implements MonitoredConnection {
 
   /**
    * Starts queued operations while there is room (on this connection: maxOutstanding by weight;
-   * on the thread: ThreadLoad) and no bind is in the way; pauses reading otherwise.
+   * on the thread: ThreadLoad) and no bind is in the way; pauses reading while too much waits.
    */
   private pump(): void {
     if (this.upgrading) return;
@@ -286,9 +293,10 @@ export class Connection implements MonitoredConnection {
       if (next.kind === 'bind') this.binding = true;
       void this.run(next, arrived);
     }
-    if (this.queue.length > 0) this.socket.pause();
+    const full = this.queue.length > MAX_WAITING_REQUESTS || this.queue.bytes > MAX_WAITING_BYTES;
+    if (full) this.socket.pause();
     else if (!this.closing) this.socket.resume();
-    this.peer.watch(this.queue.length > 0 && !this.closing);
+    this.peer.watch(full && !this.closing);
   }
 
   /** The request next in line, decoded; undefined (and the connection closed) if it is malformed. */

@@ -14,6 +14,8 @@ interface Waiting extends RequestHead {
   readonly kind: AnsweredRequest['kind'];
   /** When it arrived (performance.now()), or 0. */
   readonly arrived: number;
+  /** The size of its message. */
+  readonly bytes: number;
   /** The message, until it is decoded. */
   frame?: Buffer;
   request?: AnsweredRequest;
@@ -21,18 +23,30 @@ interface Waiting extends RequestHead {
 
 export class RequestQueue {
   private readonly waiting: Waiting[] = [];
+  private waitingBytes = 0;
 
   get length(): number {
     return this.waiting.length;
   }
 
-  /** Queues a message as it arrived; `head` is what peekRequest read of it. */
-  pushFrame(head: RequestHead & { readonly kind: AnsweredRequest['kind'] }, frame: Buffer, arrived: number): void {
-    this.waiting.push({ messageId: head.messageId, kind: head.kind, arrived, frame });
+  /** The size of the messages waiting, as they arrived. */
+  get bytes(): number {
+    return this.waitingBytes;
   }
 
-  pushRequest(request: AnsweredRequest, arrived: number): void {
-    this.waiting.push({ messageId: request.messageId, kind: request.kind, arrived, request });
+  /** Queues a message as it arrived; `head` is what peekRequest read of it. */
+  pushFrame(head: RequestHead & { readonly kind: AnsweredRequest['kind'] }, frame: Buffer, arrived: number): void {
+    this.add({ messageId: head.messageId, kind: head.kind, arrived, bytes: frame.length, frame });
+  }
+
+  /** Queues a request decoded on arrival from a message of `bytes`. */
+  pushRequest(request: AnsweredRequest, arrived: number, bytes: number): void {
+    this.add({ messageId: request.messageId, kind: request.kind, arrived, bytes, request });
+  }
+
+  private add(waiting: Waiting): void {
+    this.waiting.push(waiting);
+    this.waitingBytes += waiting.bytes;
   }
 
   /** Is a request with this message ID waiting? */
@@ -43,8 +57,9 @@ export class RequestQueue {
   /** Abandon of a waiting request (a bind cannot be abandoned): removed unstarted; false if none. */
   abandon(messageId: number): boolean {
     const index = this.waiting.findIndex((waiting) => waiting.messageId === messageId && waiting.kind !== 'bind');
-    if (index !== -1) this.waiting.splice(index, 1);
-    return index !== -1;
+    if (index === -1) return false;
+    this.waitingBytes -= this.waiting.splice(index, 1)[0]!.bytes;
+    return true;
   }
 
   /** The request next in line, decoded now if it was not (throws ProtocolError if it is malformed); undefined when none waits. */
@@ -60,10 +75,13 @@ export class RequestQueue {
 
   /** Removes the request next in line (after next() returned it); when it arrived (0 if not timed). */
   shift(): number {
-    return this.waiting.shift()?.arrived ?? 0;
+    const first = this.waiting.shift();
+    this.waitingBytes -= first?.bytes ?? 0;
+    return first?.arrived ?? 0;
   }
 
   clear(): void {
     this.waiting.length = 0;
+    this.waitingBytes = 0;
   }
 }

@@ -174,6 +174,20 @@ describe('leveldap serve: the assertion, pre-read and post-read controls', { ski
       assert.equal((await dse('(vendorName=OpenLDAP)')).code, 122, 'the root DSE is the target of its search');
     });
 
+    test('searches of cn=Subschema and cn=Monitor: the assertion is tested on their base entry', async () => {
+      const base = async (dn: string, filter: string) => {
+        const result = await tool('ldapsearch', ['-LLL', '-e', `assert=${filter}`, '-b', dn, '-s', 'base', '(objectClass=*)', '1.1']);
+        return { code: result.code, entries: parseLdifOutput(result.stdout).length };
+      };
+      assert.deepEqual(await base('cn=Subschema', '(cn=Subschema)'), { code: 0, entries: 1 });
+      assert.deepEqual(await base('cn=Subschema', '(cn=nomatch)'), { code: 122, entries: 0 });
+      assert.deepEqual(await base('cn=Monitor', '(cn=Monitor)'), { code: 0, entries: 1 });
+      assert.deepEqual(await base('cn=Monitor', '(cn=nomatch)'), { code: 122, entries: 0 });
+      const below = await tool('ldapsearch', ['-LLL', '-e', 'assert=(cn=nomatch)', '-b', 'cn=Monitor', '-s', 'one', '(objectClass=*)', '1.1']);
+      assert.equal(below.code, 122, 'the base entry, whatever the scope');
+      assert.equal(parseLdifOutput(below.stdout).length, 0);
+    });
+
     test('the assertion sees what the requester may read: a user cannot probe another entry\'s userPassword or lock', async () => {
       assert.equal((await modify(userDn(6), [], ['add: pwdAccountLockedTime', 'pwdAccountLockedTime: 000001010000Z'])).code, 0);
       const other: Credentials = { dn: userDn(7), password: 'password' };

@@ -49,6 +49,14 @@ describe('leveldap serve: the schema through ldapsearch', () => {
     assert.ok(valuesOf(all, 'objectClasses').some((value) => value.includes("NAME 'inetOrgPerson'") && value.includes('SUP organizationalPerson STRUCTURAL')));
   });
 
+  test('cn=Subschema is the subschema entry for a base search only: scope one, sub or children answer noSuchObject, as in OpenLDAP', async () => {
+    for (const scope of ['one', 'sub', 'children']) {
+      const result = await ldapTool('ldapsearch', server.url, ['-LLL', '-b', 'cn=Subschema', '-s', scope, '(objectClass=*)', '1.1']);
+      assert.equal(result.code, 32, `scope ${scope}: ${result.stdout}${result.stderr}`);
+      assert.equal(parseLdifOutput(result.stdout).length, 0);
+    }
+  });
+
   test('entries keep structuralObjectClass', async () => {
     const result = await ldapTool('ldapadd', server.url, [], { dn: server.adminDn, passwordFile: server.adminPasswordFile },
       'dn: cn=new,ou=People,dc=example,dc=com\nobjectClass: inetOrgPerson\ncn: new\nsn: new\n');

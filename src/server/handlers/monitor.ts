@@ -16,6 +16,7 @@ import { takeSnapshot } from '../monitor/snapshot.js';
 import { MONITOR_DN, MONITOR_KEY, monitorTree } from '../monitor/tree.js';
 import { requestControl } from '../controls.js';
 import { onePage } from './search-paging.js';
+import { requireMadeEntryAssertion } from './single-entry.js';
 
 /** Nothing in cn=Monitor is held back attribute by attribute (hidden bound DNs are left out of the snapshot). */
 const EVERYTHING: Readable = { all: true, attribute: () => true };
@@ -45,8 +46,10 @@ export async function monitor(request: SearchRequest, context: OperationContext,
   const { session, server } = context;
   requireMonitorAccess(session, server.config.monitorAccess ?? 'admin');
   const tree: Keyed[] = monitorTree(await takeSnapshot(server, session)).map((entry) => ({ entry, key: normalizeDn(entry.dn) }));
-  if (!tree.some(({ key }) => key === baseKey)) throw new DirectoryError('noSuchObject', '', MONITOR_DN);
+  const base = tree.find(({ key }) => key === baseKey);
+  if (!base) throw new DirectoryError('noSuchObject', '', MONITOR_DN);
   const parents = new Set(tree.map(({ key }) => parentOf(key)));
+  requireMadeEntryAssertion(request, base.entry, { hasSubordinates: parents.has(baseKey) });
   const selection = parseSelection(request.attributes);
   let sent = 0;
   for (const { entry, key } of tree) {

@@ -4,14 +4,12 @@
  * supportedControl is every control some operation acts on (controls.ts); with the assertion
  * control, the root DSE must match it (assertionFailed).
  */
-import { DirectoryError, SUBSCHEMA_DN, type Entry } from '../../store/index.js';
-import { matches } from '../filter/index.js';
+import { SUBSCHEMA_DN, type Entry } from '../../store/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
 import { answerWithEntry } from './single-entry.js';
 import { supportedExtensions } from './extended.js';
 import type { OperationContext, Reply } from '../context.js';
 import { supportedControls } from '../controls.js';
-import { assertionOf } from '../assertion.js';
 import { MONITOR_DN } from '../monitor/tree.js';
 
 /** supportedFeatures (RFC 4512 5.1.5): what the server does that has a feature OID. */
@@ -44,8 +42,5 @@ async function rootDseEntry(context: OperationContext): Promise<Entry> {
 
 /** objectClass is a user attribute of the root DSE; the rest are operational (their schema says so). */
 export async function rootDse(request: SearchRequest, context: OperationContext): Promise<Reply> {
-  const assertion = assertionOf(request);
-  const entry = await rootDseEntry(context);
-  if (assertion && matches(assertion, entry) !== true) throw new DirectoryError('assertionFailed', '');
-  return answerWithEntry(request, context, entry);
+  return answerWithEntry(request, context, await rootDseEntry(context));
 }

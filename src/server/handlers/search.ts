@@ -204,7 +204,7 @@ export async function search(request: SearchRequest, context: OperationContext):
   if (monitorBase !== undefined) return monitor(request, context, monitorBase);
   requireAccess(session, server.config, '', 'readEntry');
   const { dn: base, normalized: baseKey, key: baseDnKey } = searchBase(request.base);
-  if (baseKey === SUBSCHEMA_KEY) return subschema(request, context);
+  if (baseKey === SUBSCHEMA_KEY && request.scope === 'base') return subschema(request, context); // other scopes: not stored (32), as in OpenLDAP
   if (base.length === 0) return { code: ResultCode.noSuchObject, message: 'search a naming context (see the root DSE)' };
   const assertion = assertionOf(request);
   if (assertion) await requireAssertion(assertion, await server.store.require(base), session, () => server.store.hasChildren(base));

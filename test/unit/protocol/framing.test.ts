@@ -81,6 +81,7 @@ test('a frame trickled in a byte at a time holds about its own size, not every c
   const gc = runInNewContext('gc') as () => void;
   const held = (): number => {
     gc();
+    gc(); // the second lets V8 hand back the first one's dead buffers
     return process.memoryUsage().arrayBuffers;
   };
   const reader = new FrameReader();
@@ -94,7 +95,8 @@ test('a frame trickled in a byte at a time holds about its own size, not every c
     assert.deepEqual(reader.push(read.subarray(0, 1)), []);
   }
   const grown = held() - before;
-  assert.ok(grown < 2_000_000, `${grown} bytes held for a partial frame of ${reader.bufferedBytes} bytes`);
+  // Every read kept: about 200 MB. What is left of the reads' garbage varies by a few MB.
+  assert.ok(grown < 20_000_000, `${grown} bytes held for a partial frame of ${reader.bufferedBytes} bytes`);
   assertFrames(reader.push(frame.subarray(-1)), [frame]);
 });
 

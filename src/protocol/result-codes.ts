@@ -8,6 +8,7 @@ export const ResultCode = {
   compareFalse: 5,
   compareTrue: 6,
   authMethodNotSupported: 7,
+  strongerAuthRequired: 8,
   adminLimitExceeded: 11,
   unavailableCriticalExtension: 12,
   confidentialityRequired: 13,

@@ -91,10 +91,11 @@ describe('leveldap serve: Password Modify and passwords on write', { skip }, () 
       assert.deepEqual(await stored(userDn(5), 'modifiersName'), [server.adminDn]);
     });
 
-    test('refusals: anonymous 50, another user\'s password 50, the admin itself or a missing entry 32, a bad DN 34', async () => {
+    test('refusals: anonymous 8 (as OpenLDAP), another user\'s password 50, the admin itself or a missing entry 32, a bad DN 34', async () => {
       const anonymous = await passwd(undefined, '-s', 'x', userDn(6));
       assert.equal(anonymous.code, 1);
-      assert.match(anonymous.stdout + anonymous.stderr, /Insufficient access \(50\)/);
+      assert.match(anonymous.stdout + anonymous.stderr, /authentication required \(8\)/);
+      assert.match(anonymous.stdout + anonymous.stderr, /only authenticated users may change passwords/);
       const other = await passwd(user(7), '-s', 'x', userDn(6));
       assert.match(other.stdout + other.stderr, /Insufficient access \(50\)/);
       assert.ok(await binds(user(6)), 'user.6 keeps its password');

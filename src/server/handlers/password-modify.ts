@@ -43,8 +43,9 @@ function generatePassword(minLength: number): Buffer {
 
 export async function passwordModify(request: ExtendedRequest, context: OperationContext): Promise<Reply> {
   const { server, session } = context;
+  // As OpenLDAP: who asks is checked before the request is read.
+  if (session.anonymous) throw new DirectoryError('strongerAuthRequired', 'only authenticated users may change passwords');
   const fields = decodePasswordModify(request.value);
-  if (session.anonymous) throw new DirectoryError('insufficientAccessRights', 'only authenticated users may change passwords');
   const dn = targetOf(fields, context);
   requireAccess(session, server.config, normalizeDn(dn), 'writePassword');
   // A missing entry answers noSuchObject (with matchedDN) before the new password is judged.

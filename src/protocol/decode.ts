@@ -161,23 +161,28 @@ function decodeUnbind(input: BerInput): Operation {
 function decodeSearch(input: BerInput, options: DecodeOptions): Operation {
   const outer = input.enter(RequestOp.search, 'SearchRequest');
   const base = input.string(Tag.OctetString, 'search baseObject');
-  const scope = decodeScope(input);
+  const scope = SCOPES[input.integer(Tag.Enumerated, 'search scope')];
   const derefAliases = input.integer(Tag.Enumerated, 'search derefAliases');
-  if (derefAliases < 0 || derefAliases > MAX_DEREF_ALIASES) throw new ProtocolError(`search derefAliases: ${derefAliases} is not defined`);
-  const sizeLimit = input.count(Tag.Integer, 'search sizeLimit');
-  const timeLimit = input.count(Tag.Integer, 'search timeLimit');
+  const sizeLimit = input.integer(Tag.Integer, 'search sizeLimit');
+  const timeLimit = input.integer(Tag.Integer, 'search timeLimit');
   const typesOnly = input.boolean(Tag.Boolean, 'search typesOnly');
   const { filter, terms, cut } = decodeFilterKept(input, options.keepFilterTerms ?? MAX_FILTER_ELEMENTS);
   const attributes = decodeStrings(input, Tag.Sequence, 'search attributes');
   input.leave(outer, 'SearchRequest');
-  return { kind: 'search', base, scope, derefAliases, sizeLimit, timeLimit, typesOnly, filter, attributes, filterTerms: terms, ...(cut && { filterCut: terms }) };
+  const invalid = invalidSearchParameter(scope, derefAliases, sizeLimit, timeLimit);
+  return {
+    kind: 'search', base, scope: scope ?? 'base', derefAliases: invalid ? 0 : derefAliases, sizeLimit: Math.max(0, sizeLimit), timeLimit: Math.max(0, timeLimit),
+    typesOnly, filter, attributes, filterTerms: terms, ...(cut && { filterCut: terms }), ...(invalid && { invalid }),
+  };
 }
 
-function decodeScope(input: BerInput): Scope {
-  const value = input.integer(Tag.Enumerated, 'search scope');
-  const scope = SCOPES[value];
-  if (scope === undefined) throw new ProtocolError(`search scope: ${value} is not defined`);
-  return scope;
+/** OpenLDAP's text for the first search parameter out of range (do_search checks them in this order), or undefined. */
+function invalidSearchParameter(scope: Scope | undefined, derefAliases: number, sizeLimit: number, timeLimit: number): string | undefined {
+  if (timeLimit < 0) return 'invalid time limit';
+  if (sizeLimit < 0) return 'invalid size limit';
+  if (scope === undefined) return 'invalid scope';
+  if (derefAliases < 0 || derefAliases > MAX_DEREF_ALIASES) return 'invalid deref';
+  return undefined;
 }
 
 function decodeModify(input: BerInput): Operation {

@@ -42,6 +42,12 @@ export interface SearchRequest extends RequestBase {
   readonly filter: Filter;
   readonly attributes: readonly string[];
   /**
+   * A parameter out of range (a negative size or time limit, an undefined scope or derefAliases):
+   * OpenLDAP's text for it ("invalid time limit", ...). The search answers protocolError with it
+   * and the connection goes on, as in OpenLDAP; the field it names holds a stand-in.
+   */
+  readonly invalid?: string;
+  /**
    * The filter's size in terms as sent (every and/or/not and every assertion), counted by the
    * decoder. A filter's cost on an entry grows with it, so the server's limits are in terms: the
    * caps on filter size (--max-filter-terms-anonymous, --max-filter-terms), the cost budget of a

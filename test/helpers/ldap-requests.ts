@@ -205,17 +205,19 @@ function writeFilter(writer: Writer, filter: FilterSpec): void {
 
 const SCOPES = { base: 0, one: 1, sub: 2 } as const;
 
-/** A SearchRequest (derefAliases never, no limits unless given), attributes `1.1` unless given. */
+/** A SearchRequest (derefAliases never, no limits unless given), attributes `1.1` unless given; a scope may be given as its number (out of range too). */
 export function searchRequest(messageId: number, base: string, options: {
-  readonly scope?: keyof typeof SCOPES; readonly filter?: FilterSpec; readonly attributes?: readonly string[]; readonly sizeLimit?: number;
+  readonly scope?: keyof typeof SCOPES | number; readonly filter?: FilterSpec; readonly attributes?: readonly string[];
+  readonly sizeLimit?: number; readonly timeLimit?: number; readonly derefAliases?: number;
 } = {}): Buffer {
+  const scope = options.scope ?? 'sub';
   return message(messageId, (writer) => {
     writer.startSequence(0x63);
     writer.writeString(base);
-    writer.writeEnumeration(SCOPES[options.scope ?? 'sub']);
-    writer.writeEnumeration(0);
+    writer.writeEnumeration(typeof scope === 'number' ? scope : SCOPES[scope]);
+    writer.writeEnumeration(options.derefAliases ?? 0);
     writer.writeInt(options.sizeLimit ?? 0);
-    writer.writeInt(0);
+    writer.writeInt(options.timeLimit ?? 0);
     writer.writeBoolean(false);
     writeFilter(writer, options.filter ?? { present: 'objectClass' });
     writer.startSequence(0x30);

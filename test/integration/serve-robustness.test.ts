@@ -12,6 +12,7 @@ import { findProgram } from '../../src/harness/slapd.js';
 import { startLeveldap, serverMemory, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, NOTICE_OF_DISCONNECTION, Op, RawConnection, type Response } from '../helpers/ldap-client.js';
 import { SeededRandom } from '../../src/ldif/random.js';
+import { exchange, searchRequest as rawSearch } from '../helpers/ldap-requests.js';
 
 interface Encodable {
   toBer(): { buffer: Buffer };
@@ -462,6 +463,28 @@ describe('leveldap serve: robustness over raw TCP', { skip }, () => {
     assert.deepEqual(added.map((record) => `${record.msg}: ${record.err?.code ?? ''} ${record.err?.message ?? ''}`), [],
       'a connection closed by the client is not a server error (connection.ts treats it as Abandoned)');
     await assertServing('after clients that went away');
+  });
+
+  test('search parameters out of range: protocolError with OpenLDAP\'s text, and the connection goes on', async () => {
+    const cases = [
+      { options: { timeLimit: -5 }, text: 'invalid time limit' },
+      { options: { sizeLimit: -1 }, text: 'invalid size limit' },
+      { options: { scope: 5 }, text: 'invalid scope' },
+      { options: { derefAliases: 4 }, text: 'invalid deref' },
+    ];
+    const connection = await RawConnection.open(server.port);
+    try {
+      let messageId = 1;
+      for (const { options, text } of cases) {
+        const answer = await exchange(connection, messageId, rawSearch(messageId, userDn(1), options));
+        assert.deepEqual([answer.code, answer.message], [2, text], JSON.stringify(options));
+        messageId += 1;
+        assert.equal((await exchange(connection, messageId, whoAmIRequest(messageId))).code, 0, 'the connection stays open');
+        messageId += 1;
+      }
+    } finally {
+      connection.destroy();
+    }
   });
 
   test('afterwards: ldapwhoami as a user exits 0, the same process is alive, nothing else was logged as an error', async () => {

@@ -197,6 +197,7 @@ async function walkEntries(walk: Walk, source: RecordSource, paging: Paging | un
 
 export async function search(request: SearchRequest, context: OperationContext): Promise<Reply> {
   const { server, session } = context;
+  if (request.invalid) return { code: ResultCode.protocolError, message: request.invalid };
   const refusal = oversizedFilter(request, session, server.config.limits);
   if (refusal) return refusal;
   if (request.base === '' && request.scope === 'base') return rootDse(request, context);

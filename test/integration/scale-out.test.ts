@@ -26,6 +26,7 @@ import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { postgresUnavailable, startPostgres, type PostgresCluster } from '../../src/harness/postgres.js';
 import { findProgram } from '../../src/harness/slapd.js';
+import { run } from '../../src/harness/run.js';
 import { sysUnavailable } from '../../src/server/net/native-sys.js';
 import { parseDn } from '../../src/store/dn.js';
 import { dnKey } from '../../src/store/index.js';
@@ -527,6 +528,42 @@ describe('scale-out: leveldap nodes over one PostgreSQL store', { skip, timeout:
     } finally {
       staleUser.close();
       aUser.close();
+    }
+  });
+
+  test('PostgreSQL hung (every process stopped with SIGSTOP): a write answers instead of waiting for ever; resumed, writes work and every node streams again', async (t) => {
+    const postmaster = readFileSync(join(cluster.dataDir, 'postmaster.pid'), 'utf8').split('\n')[0]!.trim();
+    const children = (await run('pgrep', ['-P', postmaster])).stdout.split('\n').filter(Boolean);
+    const pids = [postmaster, ...children].map(Number);
+    const brokeBefore = new Map([...nodes].map(([name, server]) => [name, logged(server, BROKE).length]));
+    const writer = await admin('a');
+    for (const pid of pids) process.kill(pid, 'SIGSTOP');
+    let resumed = false;
+    const resume = () => {
+      if (resumed) return;
+      resumed = true;
+      for (const pid of pids) process.kill(pid, 'SIGCONT');
+    };
+    try {
+      const started = performance.now();
+      const code = await Promise.race([
+        writer.modify(userDn(7), [{ op: 'replace', attribute: 'description', values: ['while hung'] }]),
+        sleep(40_000).then(() => -1),
+      ]);
+      const answered = performance.now() - started;
+      assert.ok(code === 52 || code === 80, `the write answered ${code === -1 ? 'nothing in 40 s' : code}`);
+      t.diagnostic(`with PostgreSQL hung, a write answered ${code} after ${ms(answered)}`);
+      await sleep(Math.max(0, 12_000 - answered)); // past the stream's silence limit
+    } finally {
+      resume();
+    }
+    const lsn = (await cluster.sql('SELECT pg_current_wal_lsn()')).trim();
+    assert.ok(await eventually(async () => (await writer.modify(userDn(7), [{ op: 'replace', attribute: 'description', values: ['resumed'] }])) === 0, 60_000), 'writes work again');
+    assert.equal(await writer.add(`uid=after-hang,${PEOPLE}`, person('after-hang')), 0);
+    await everywhere(`uid=after-hang,${PEOPLE}`, true, 60_000);
+    assert.ok(await eventually(() => slotsAcknowledged(lsn), 30_000), 'every node streams from its slot again and acknowledges what it applied');
+    for (const [name, server] of nodes) {
+      assert.ok(logged(server, BROKE).length > (brokeBefore.get(name) ?? 0), `node ${name} found its silent stream broken and started it again`);
     }
   });
 

@@ -53,6 +53,10 @@ const REMEMBERED_CHANGES = 100_000;
 /** Rows copied per LevelDB batch when a node copies the store. */
 const COPY_BATCH = 2000;
 const PING_MILLIS = 1000;
+/** A stream PostgreSQL has not answered for this long (its pings included) is taken as broken and started again. */
+const SILENT_MILLIS = 10_000;
+/** Connecting for the stream gives up after this long (PostgreSQL hung, or the network silent). */
+const CONNECT_MILLIS = 3000;
 /** How often the applied position is synced and acknowledged. */
 const SYNC_MILLIS = 1000;
 const RETRY_MILLIS = 1000;
@@ -122,6 +126,8 @@ export class Applier {
   private retry: NodeJS.Timeout | undefined;
   private stopped = false;
   private contact = 0;
+  /** When the current stream was started (its silence counts from then at the earliest). */
+  private streamStarted = 0;
   /** The stream's messages: arrived, and applied (received() done); counted from each start of the stream. */
   private arrived = 0;
   private handled = 0;
@@ -189,7 +195,10 @@ export class Applier {
     this.durable = position;
     this.contact = Date.now();
     await this.subscribe();
-    this.ping = setInterval(() => acknowledge(this.service, this.durable, true), PING_MILLIS);
+    this.ping = setInterval(() => {
+      this.checkSilence();
+      acknowledge(this.service, this.durable, true);
+    }, PING_MILLIS);
     this.ping.unref();
     this.syncing = setInterval(() => void this.syncPosition().catch((error: Error) => this.log.warn({ slot: this.slot, err: error.message }, 'could not sync the local copy\'s position')), SYNC_MILLIS);
     this.syncing.unref();
@@ -317,7 +326,11 @@ export class Applier {
   }
 
   private async subscribe(): Promise<void> {
-    const service = new LogicalReplicationService({ connectionString: this.url }, { acknowledge: { auto: false, timeoutSeconds: 0 }, flowControl: { enabled: true } });
+    const service = new LogicalReplicationService(
+      { connectionString: this.url, connectionTimeoutMillis: CONNECT_MILLIS, keepAlive: true },
+      { acknowledge: { auto: false, timeoutSeconds: 0 }, flowControl: { enabled: true } },
+    );
+    this.streamStarted = Date.now();
     this.arrived = 0;
     this.handled = 0;
     this.keepalive = undefined;
@@ -344,6 +357,18 @@ export class Applier {
       service.once('error', reject);
       streaming.then(() => reject(new Error('the replication stream ended')), reject);
     });
+  }
+
+  /**
+   * A stream that PostgreSQL has not answered for SILENT_MILLIS (it is pinged every second) is
+   * broken, though its connection says nothing: a PostgreSQL that hangs, or a network that drops
+   * everything without a reset, would otherwise leave the node on its stale copy until TCP gives
+   * up (minutes; never on a Unix socket).
+   */
+  private checkSilence(): void {
+    const service = this.service;
+    const silent = Date.now() - Math.max(this.contact, this.streamStarted);
+    if (service && silent > SILENT_MILLIS) this.broken(service, new Error(`PostgreSQL has not answered the stream for ${Math.round(silent / 1000)} s`));
   }
 
   /** The stream failed: started again from the stored position, every RETRY_MILLIS until it works (again). */

@@ -15,6 +15,12 @@ import { DEFAULT_MAX_STALENESS } from './url.js';
 /** Connections to PostgreSQL a node's writes use at most (each write holds one from its entry locks to its commit). */
 const POOL_SIZE = 16;
 const CONNECT_TIMEOUT_MILLIS = 3000;
+/**
+ * A query of a write (or of the lockout's shared failures) not answered in this time fails: the
+ * write answers unavailable (52), or `other` once its COMMIT was sent. Ten seconds: a write's
+ * round trip takes milliseconds, a lock held by another node's write as long as that write.
+ */
+const QUERY_TIMEOUT_MILLIS = 10_000;
 
 export interface NodeOptions {
   /** The node's name (its replication slot is leveldap_NAME); by default the one its copy has, else a new random one. */
@@ -41,7 +47,7 @@ export function slotName(name: string): string {
 /** Opens the node: the schema made when missing, the local copy prepared, streaming started, writes attached. */
 export async function openNode(url: string, store: DirectoryStore, options: NodeOptions): Promise<StoreNode> {
   const idleError = (error: Error) => options.log.warn({ err: error.message }, 'an idle connection to PostgreSQL failed');
-  const pool = await openStorePool(url, { max: POOL_SIZE, connectMillis: CONNECT_TIMEOUT_MILLIS, schema: true, idleError }).catch((error: unknown) => {
+  const pool = await openStorePool(url, { max: POOL_SIZE, connectMillis: CONNECT_TIMEOUT_MILLIS, queryMillis: QUERY_TIMEOUT_MILLIS, schema: true, idleError }).catch((error: unknown) => {
     if (error instanceof StoreError) throw error;
     throw new StoreError(`cannot use the PostgreSQL store: ${(error as Error).message}`);
   });

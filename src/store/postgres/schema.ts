@@ -88,12 +88,19 @@ export async function ensureSchema(client: pg.ClientBase): Promise<void> {
 /**
  * A pool of connections to the store, the tables and publication made first when `schema` (a
  * node, a load; a reader does not); refused with a StoreError saying why. `idleError`: told of
- * an idle connection that fails (it is dropped; the next query says why).
+ * an idle connection that fails (it is dropped; the next query says why). `queryMillis`: a query
+ * not answered in that time fails ("Query read timeout"; its connection is then dropped by the
+ * caller), so a PostgreSQL that hangs, or a network that drops everything silently, cannot hold a
+ * write for ever. TCP keepalive finds a peer that is gone on connections that idle.
  */
 export async function openStorePool(
-  url: string, options: { readonly max: number; readonly connectMillis: number; readonly schema: boolean; readonly idleError: (error: Error) => void },
+  url: string,
+  options: { readonly max: number; readonly connectMillis: number; readonly queryMillis?: number; readonly schema: boolean; readonly idleError: (error: Error) => void },
 ): Promise<pg.Pool> {
-  const pool = new pg.Pool({ connectionString: url, max: options.max, connectionTimeoutMillis: options.connectMillis });
+  const pool = new pg.Pool({
+    connectionString: url, max: options.max, connectionTimeoutMillis: options.connectMillis, keepAlive: true,
+    ...(options.queryMillis !== undefined && { query_timeout: options.queryMillis }),
+  });
   pool.on('error', options.idleError);
   try {
     const client = await pool.connect();

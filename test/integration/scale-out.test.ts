@@ -12,6 +12,8 @@
  * - a node restarted on its --data resumes from its position and sees what was written meanwhile;
  * - PostgreSQL stopped (immediate): binds go on, writes answer 52, reads of a node with
  *   --max-staleness 2 answer 52 once it has been silent longer; started again, everything resumes;
+ * - PostgreSQL hung (SIGSTOP): a write answers (52 or 80) instead of waiting for ever; resumed,
+ *   writes work and every node, having found its silent stream broken, streams again;
  * - a node joining a populated store while it is written copies it, and misses nothing;
  * - a node killed with SIGKILL during an 8-client burst loses no acknowledged write, and every
  *   node's export-ldif equals PostgreSQL's rows.

@@ -3,14 +3,18 @@
  * position it acknowledges is exactly the one its copy holds, so a transaction whose commit record
  * starts where the last applied one ends still comes when the stream starts again (acknowledged
  * one byte too far, PostgreSQL skipped it for good); and a node that is caught up lets PostgreSQL
- * drop WAL the directory has no part in (its slot kept all of it until the directory's next write).
+ * drop WAL the directory has no part in (its slot kept all of it until the directory's next write);
+ * and the position stored in the copy never goes back (the sync of every second rewrote it, older,
+ * after a batch that had stored a newer one).
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import pg from 'pg';
 import { postgresUnavailable, startPostgres, type PostgresCluster } from '../../src/harness/postgres.js';
 import { DirectoryStore } from '../../src/store/index.js';
-import { Applier, type ApplierLog } from '../../src/store/postgres/applier.js';
+import { metaKey } from '../../src/store/keys.js';
+import { parseLsn } from '../../src/store/postgres/lsn.js';
+import { Applier, type ApplierLog, type LocalCopy } from '../../src/store/postgres/applier.js';
 import { ensureSchema } from '../../src/store/postgres/schema.js';
 import { eventually } from '../helpers/eventually.js';
 import { tempDir } from '../helpers/store.js';
@@ -89,6 +93,40 @@ describe('a node\'s stream from PostgreSQL (applier.ts)', { skip }, () => {
     } finally {
       await applier.stop();
       await admin.query('DROP TABLE IF EXISTS not_the_directory').catch(() => {});
+      await admin.end();
+      await store.close();
+      await dir.remove();
+    }
+  });
+
+  test('the position stored never goes back: the sync of every second does not write an older one after a newer batch', async () => {
+    const dir = await tempDir();
+    const store = await DirectoryStore.open(dir.path);
+    const stored: bigint[] = [];
+    const slow: LocalCopy = {
+      dir: store.dir, indexed: store.indexed, records: (keys) => store.records(keys), getMeta: (name) => store.getMeta(name),
+      hasEntries: () => store.hasEntries(), wipe: () => store.wipe(), compact: () => store.compact(),
+      writeLocal: async (ops, sync) => {
+        const written = store.writeLocal(ops, sync);
+        for (const op of ops) if (op.key === metaKey('pg:position') && op.type === 'put') stored.push(parseLsn(op.value.toString()));
+        await written;
+        if (!sync) await new Promise((resolve) => setTimeout(resolve, 30)); // written, but known as written only later
+      },
+    };
+    const applier = new Applier(slow, cluster.url, 'leveldap_forward', quiet);
+    const admin = new pg.Client({ connectionString: cluster.url });
+    try {
+      await applier.start();
+      await admin.connect();
+      for (let i = 0; i < 120; i += 1) {
+        await admin.query('INSERT INTO leveldap_settings VALUES ($1, $2)', [`forward-${i}`, String(i)]);
+        await new Promise((resolve) => setTimeout(resolve, 25));
+      }
+      assert.ok(await eventually(async () => (await store.getSetting('forward-119')) === '119'), 'every write applied');
+      const back = stored.findIndex((position, i) => i > 0 && position < stored[i - 1]!);
+      assert.equal(back, -1, `position ${stored[back]} stored after ${stored[back - 1]}`);
+    } finally {
+      await applier.stop();
       await admin.end();
       await store.close();
       await dir.remove();

@@ -45,8 +45,12 @@ export interface ApplierLog {
   error(details: object, message: string): void;
 }
 
-/** Meta keys of a local copy: which store it copies, through which slot, and up to where. */
-const META = { store: 'pg:store', slot: 'pg:slot', position: 'pg:position' } as const;
+/**
+ * Meta keys of a local copy: which store it copies, through which slot, and up to where (written
+ * with each batch); and the position last synced (written only by the sync: had the sync written
+ * `position`, a batch written meanwhile would have had its newer one replaced by an older).
+ */
+const META = { store: 'pg:store', slot: 'pg:slot', position: 'pg:position', synced: 'pg:synced' } as const;
 
 /** Entries the applier remembers changing (changedSince); an older change counts as recent. */
 const REMEMBERED_CHANGES = 100_000;
@@ -220,7 +224,7 @@ export class Applier {
     this.caughtUp();
     const position = this.queue.position;
     if (position <= this.durable) return;
-    await this.copy.writeLocal([put(metaKey(META.position), Buffer.from(formatLsn(position)))], true);
+    await this.copy.writeLocal([put(metaKey(META.synced), Buffer.from(formatLsn(position)))], true);
     this.durable = position;
     acknowledge(this.service, position);
   }

@@ -9,6 +9,8 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { createRequire } from 'node:module';
 import { createRegistry } from '../../src/password/index.js';
+import { encodePagedResults } from '../../src/protocol/index.js';
+import * as requests from '../helpers/ldap-requests.js';
 import { accountLdif, startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, NOTICE_OF_DISCONNECTION, Op, pagedCookie, RawConnection, parseLdifOutput } from '../helpers/ldap-client.js';
 
@@ -102,6 +104,20 @@ describe('leveldap serve: session rules', () => {
       const refused = connection.responses.find((r) => r.messageId === 4 && r.code !== undefined);
       assert.equal(refused?.code, 53, refused?.message);
       assert.equal(connection.responses.filter((r) => r.messageId === 4 && r.op === Op.searchEntry).length, 0, 'no entry of the admin\'s search is sent');
+    } finally {
+      connection.destroy();
+    }
+  });
+
+  test('as OpenLDAP: a Who Am I carrying a value, and a search with two paged results controls, answer protocolError', async () => {
+    const connection = await RawConnection.open(server.port);
+    try {
+      const withValue = await requests.exchange(connection, 1, requests.extendedRequest(1, '1.3.6.1.4.1.4203.1.11.3', Buffer.from('x')));
+      assert.deepEqual([withValue.code, withValue.message], [2, 'no request data expected']);
+      const paged = { type: '1.2.840.113556.1.4.319', value: encodePagedResults(5, Buffer.alloc(0)) };
+      const twice = await requests.exchange(connection, 2, requests.withControls(requests.searchRequest(2, 'ou=People,dc=example,dc=com'), [paged, paged]));
+      assert.equal(twice.code, 2, twice.message);
+      assert.equal((await requests.exchange(connection, 3, whoAmI(3))).code, 0, 'the connection goes on');
     } finally {
       connection.destroy();
     }

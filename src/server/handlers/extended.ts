@@ -15,8 +15,9 @@ type ExtendedHandler = (request: ExtendedRequest, context: OperationContext) => 
 
 const WHO_AM_I_OID = '1.3.6.1.4.1.4203.1.11.3';
 
-/** The authorization identity: "dn:<bound DN>", or empty when anonymous. */
-function whoAmI(_request: ExtendedRequest, context: OperationContext): Reply {
+/** The authorization identity: "dn:<bound DN>", or empty when anonymous. A request value is refused, as OpenLDAP does. */
+function whoAmI(request: ExtendedRequest, context: OperationContext): Reply {
+  if (request.value !== undefined) return { code: ResultCode.protocolError, message: 'no request data expected' };
   const identity = context.session.anonymous ? '' : `dn:${context.session.dn}`;
   return { code: ResultCode.success, responseValue: Buffer.from(identity, 'utf8') };
 }

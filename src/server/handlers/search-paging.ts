@@ -5,6 +5,7 @@ import { filterToString } from '../filter/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
 import type { OperationContext, Reply } from '../context.js';
 import type { Matched } from '../net/paged-searches.js';
+import { requestControl } from '../controls.js';
 
 export interface Paging {
   /** Entries per page (the client's size, capped by the server's size limit). */
@@ -34,7 +35,7 @@ interface PagedLimits {
 
 /** The paging state of a search request: none, a new or resumed paged search, or a refusal. */
 export function pagingOf(request: SearchRequest, context: OperationContext, limits: PagedLimits): Paging | Reply | undefined {
-  const control = request.controls.find((candidate) => candidate.type === PAGED_RESULTS_OID);
+  const control = requestControl(request, PAGED_RESULTS_OID); // twice: protocolError
   if (!control) return undefined;
   const { size, cookie } = decodePagedResults(control.value ?? Buffer.alloc(0));
   const signature = signatureOf(request);

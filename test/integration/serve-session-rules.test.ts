@@ -123,6 +123,35 @@ describe('leveldap serve: session rules', () => {
     }
   });
 
+  test('writes to the root DSE and cn=Subschema are refused as OpenLDAP refuses them; an add without attributes is a protocolError', async () => {
+    const connection = await RawConnection.open(server.port);
+    try {
+      assert.equal((await requests.exchange(connection, 1, bind(1, server.adminDn, server.adminPassword))).code, 0);
+      const answers: [number, string | undefined][] = [];
+      const frames = [
+        requests.addRequest(2, '', [['objectClass', ['top']]]),
+        requests.addRequest(3, 'cn=Subschema', [['objectClass', ['subschema']]]),
+        requests.addRequest(4, 'uid=nothing,ou=People,dc=example,dc=com', []),
+        requests.modifyRequest(5, '', [{ op: 'replace', attribute: 'description', values: ['x'] }]),
+        requests.modifyRequest(6, 'cn=Subschema', [{ op: 'replace', attribute: 'description', values: ['x'] }]),
+        requests.deleteRequest(7, ''),
+        requests.deleteRequest(8, 'cn=Subschema'),
+        requests.modifyDnRequest(9, 'cn=Subschema', 'cn=Other', true),
+      ];
+      for (const [i, frame] of frames.entries()) {
+        const answer = await requests.exchange(connection, i + 2, frame);
+        answers.push([answer.code!, answer.message]);
+      }
+      assert.deepEqual(answers, [
+        [68, 'root DSE already exists'], [68, 'subschema subentry already exists'], [2, 'no attributes provided'],
+        [53, 'modify upon the root DSE not supported'], [53, 'modification of subschema subentry not supported'],
+        [53, 'cannot delete the root DSE'], [53, 'cannot delete the subschema subentry'], [53, 'cannot rename subschema subentry'],
+      ]);
+    } finally {
+      connection.destroy();
+    }
+  });
+
   test('the client\'s size limit holds across pages', async () => {
     const result = await ldapTool('ldapsearch', server.url, ['-LLL', '-z', '3', '-E', 'pr=2/noprompt', '-b', 'ou=People,dc=example,dc=com', '(uid=user.1*)', '1.1']);
     assert.equal(result.code, 4);

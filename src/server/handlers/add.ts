@@ -6,18 +6,21 @@
  * entry as it would be stored must match it (assertionFailed); with the post-read control the
  * response carries the entry as stored (write-controls.ts).
  */
-import { addEntry, normalizeDn, parseDn } from '../../store/index.js';
+import { addEntry, DirectoryError, normalizeDn, parseDn } from '../../store/index.js';
 import { ResultCode } from '../../protocol/index.js';
 import type { AddRequest } from '../../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { valuesToStore } from '../password-values.js';
 import { WriteControls } from '../write-controls.js';
+import { refuseMadeEntryWrite } from './made-entries.js';
 
 
 export async function add(request: AddRequest, context: OperationContext): Promise<Reply> {
   const { server, session } = context;
+  if (request.attributes.length === 0) throw new DirectoryError('protocolError', 'no attributes provided');
   const normalized = normalizeDn(parseDn(request.dn));
+  refuseMadeEntryWrite('add', normalized);
   requireAccess(session, server.config, normalized, 'writeEntry');
   const controls = WriteControls.of(request, session, () => false);
   const attributes = await Promise.all(request.attributes.map(async ({ name, values }) => ({

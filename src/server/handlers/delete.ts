@@ -10,11 +10,13 @@ import type { DeleteRequest } from '../../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { WriteControls } from '../write-controls.js';
+import { refuseMadeEntryWrite } from './made-entries.js';
 
 
 export async function remove(request: DeleteRequest, context: OperationContext): Promise<Reply> {
   const { server, session } = context;
   const dn = parseDn(request.dn);
+  refuseMadeEntryWrite('delete', normalizeDn(dn));
   requireAccess(session, server.config, normalizeDn(dn), 'writeEntry');
   const controls = WriteControls.of(request, session, () => server.store.hasChildren(dn));
   await deleteEntry(server.store, dn, { actor: session.dn, maxRefintGroups: server.config.limits.maxRefintGroups, check: controls.before });

@@ -13,6 +13,7 @@ import type { ModifyDnRequest } from '../../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { WriteControls } from '../write-controls.js';
+import { refuseMadeEntryWrite } from './made-entries.js';
 
 
 function parseNewRdn(text: string) {
@@ -24,6 +25,7 @@ function parseNewRdn(text: string) {
 export async function modifyDn(request: ModifyDnRequest, context: OperationContext): Promise<Reply> {
   const { server, session } = context;
   const dn = parseDn(request.dn);
+  refuseMadeEntryWrite('modifyDn', normalizeDn(dn));
   requireAccess(session, server.config, normalizeDn(dn), 'writeEntry');
   const newRdn = parseNewRdn(request.newRdn);
   const newSuperior = request.newSuperior === undefined ? undefined : parseDn(request.newSuperior);

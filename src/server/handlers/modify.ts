@@ -16,6 +16,7 @@ import { requireAccess, writeRightFor } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
 import { plainPasswords, refuseCurrentPassword, refuseManyPasswords, refuseSecondPassword, valuesToStore } from '../password-values.js';
 import { WriteControls } from '../write-controls.js';
+import { refuseMadeEntryWrite } from './made-entries.js';
 
 async function toStore(change: Change, context: OperationContext): Promise<Modification> {
   if (change.op !== 'add' && change.op !== 'replace') return change;
@@ -54,6 +55,7 @@ export async function modify(request: ModifyRequest, context: OperationContext):
   const { server, session } = context;
   const dn = parseDn(request.dn);
   const normalized = normalizeDn(dn);
+  refuseMadeEntryWrite('modify', normalized);
   if (request.changes.length === 0) throw new DirectoryError('protocolError', 'no modifications specified');
   for (const change of request.changes) requireAccess(session, server.config, normalized, writeRightFor(change.attribute));
   refuseManyPasswords(request.changes, session);

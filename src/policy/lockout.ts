@@ -12,7 +12,8 @@
  * never waits for an fsync. The failure that reaches the limit writes
  * the lock (pwdAccountLockedTime, with the failures counted as pwdFailureTime) in one synced
  * write under the entry's lock, before its bind answers; while that write runs, the account
- * already counts as locked. A locked account stays locked for --lockout-duration seconds (0:
+ * already counts as locked, and if it fails (a full disk) the account stays locked in memory
+ * while the write is tried again every few seconds. A locked account stays locked for --lockout-duration seconds (0:
  * until the admin deletes or replaces pwdAccountLockedTime). A restart forgets the failures not
  * yet persisted, never a lock. The admin (not an entry) is never locked out.
  *
@@ -32,6 +33,8 @@ const LOCKED = 'pwdAccountLockedTime';
 const FAILURES = 'pwdFailureTime';
 /** Accounts whose recent failures are kept in memory at most; beyond, the one that failed least recently is stored in its entry. */
 export const TRACKED_ACCOUNTS = 100_000;
+/** How often a lock that could not be stored (writes failing: a full disk, an I/O error) is tried again; the account stays locked meanwhile. */
+const LOCK_RETRY_MILLIS = 5000;
 
 const time = (millis: number): Buffer => Buffer.from(generalizedTime(new Date(millis), true));
 
@@ -96,6 +99,7 @@ export class Lockout {
     private readonly trackedAccounts = TRACKED_ACCOUNTS,
     /** Told of every lock set (monitoring's count). */
     private readonly countLocked: () => void = () => {},
+    private readonly lockRetryMillis = LOCK_RETRY_MILLIS,
   ) {}
 
   get enabled(): boolean {
@@ -197,19 +201,45 @@ export class Lockout {
     return merged(this.recentFailures(key, this.now()), [at, ...others], this.policy.maxFailures);
   }
 
+  /**
+   * Stores the lock. If it cannot be stored (writes failing), the account stays locked in memory
+   * (`locking`) and the write is tried again every lockRetryMillis until it is stored, or until
+   * the lock would have expired: a failed write must not hand out more attempts.
+   */
   private async lock(dn: Dn, key: string, at: number, recent: readonly number[]): Promise<void> {
+    if (await this.storeLock(dn, key, at, recent, true)) this.lockStored(key);
+    else this.retryLock(dn, key, at, recent);
+  }
+
+  /** Writes the lock: true once done (stored, or the entry is gone), false if the write failed (logged the first time). */
+  private async storeLock(dn: Dn, key: string, at: number, recent: readonly number[], first: boolean): Promise<boolean> {
     try {
       if (await updateEntry(this.store, dn, () => lockRecords(at, recent))) {
         this.locks += 1;
         this.countLocked();
-        this.log.warn({ dn: key, failures: recent.length, lockouts: this.locks }, 'account locked after failed binds');
+        this.log.warn({ dn: key, failures: recent.length, lockouts: this.locks, ...(!first && { late: true }) }, 'account locked after failed binds');
       }
+      return true;
     } catch (error) {
-      this.log.error({ err: error, dn: key }, 'could not store an account lock');
-    } finally {
-      this.locking.delete(key);
-      this.failures.delete(key);
+      if (first) this.log.error({ err: error, dn: key }, 'could not store an account lock: the account stays locked in memory, and the lock is stored once writes work again');
+      return false;
     }
+  }
+
+  private retryLock(dn: Dn, key: string, at: number, recent: readonly number[]): void {
+    const expires = this.policy.lockoutDuration > 0 ? at + this.policy.lockoutDuration * 1000 : Infinity;
+    setTimeout(() => {
+      void (async () => {
+        if (this.now() >= expires || await this.storeLock(dn, key, at, recent, false)) this.lockStored(key);
+        else this.retryLock(dn, key, at, recent);
+      })();
+    }, this.lockRetryMillis).unref();
+  }
+
+  /** The lock is stored (or no longer needed): the account's state is its entry's again. */
+  private lockStored(key: string): void {
+    this.locking.delete(key);
+    this.failures.delete(key);
   }
 
   /**

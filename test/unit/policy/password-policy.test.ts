@@ -16,7 +16,7 @@ import { createRegistry, SchemeError } from '../../../src/password/index.js';
 import { checkPolicy, policyParams, rehashReason, rehashRule, DEFAULT_POLICY, VerifiedBindCache, type PasswordPolicy } from '../../../src/policy/index.js';
 import { policyFromOptions, readPolicyFile } from '../../../src/cli/options/policy.js';
 import { CliError } from '../../../src/cli/support/errors.js';
-import { addEntry, generalizedTime, modifyEntry, parseDn, updateEntry, values, DirectoryStore, type Entry, type SharedFailures } from '../../../src/store/index.js';
+import { addEntry, generalizedTime, modifyEntry, parseDn, updateEntry, values, DirectoryError, DirectoryStore, type Entry, type SharedFailures } from '../../../src/store/index.js';
 import { BackgroundTasks } from '../../../src/policy/background.js';
 import { Lockout } from '../../../src/policy/lockout.js';
 import { PasswordUpgrades } from '../../../src/policy/upgrade.js';
@@ -427,6 +427,40 @@ describe('lockout: attempts reserved before a password is verified', () => {
     lockout.release(keyOf(5));
     lockout.release(keyOf(5));
     assert.deepEqual(lockout.pending, { accounts: 0, inFlight: 0, waiting: 0 });
+  });
+
+  test('a lock that cannot be stored (writes failing) holds in memory, and is written once writes work again', async () => {
+    await addEntry(store, person(7, { userPassword: '{SSHA}old-7' }), { actor: 'cn=admin' });
+    let failing = true;
+    const write: DirectoryStore['write'] = async (...args) => {
+      if (failing) throw new DirectoryError('other', 'entry update failed: no space left on device');
+      return store.write(...args);
+    };
+    const node = Object.create(store, { write: { value: write } }) as DirectoryStore;
+    const { log, lines } = recordingLogger();
+    const lockout = new Lockout(policy({ maxFailures: 3, lockoutDuration: 0 }), node, log, new BackgroundTasks(log), Date.now, undefined, undefined, 20);
+    const key = keyOf(7);
+    for (let i = 0; i < 3; i += 1) {
+      assert.equal(lockout.reserve(key, { dn: dnOf(7), entry: (await store.get(dnOf(7)))! }), true);
+      await lockout.failed(dnOf(7), key);
+    }
+    assert.ok(lines.some((line) => line.msg?.startsWith('could not store an account lock')));
+    const unlocked = (await store.get(dnOf(7)))!;
+    assert.equal(text(unlocked, 'pwdAccountLockedTime').length, 0, 'nothing stored');
+    assert.equal(lockout.isLocked(key, unlocked), true, 'locked all the same');
+    assert.equal(lockout.lockedNow(dnOf(7), key), true);
+    assert.equal(lockout.reserve(key, { dn: dnOf(7), entry: unlocked }), false, 'no attempt is verified');
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    assert.equal(lockout.reserve(key, { dn: dnOf(7), entry: unlocked }), false, 'still locked while writes fail');
+    failing = false;
+    let stored: Entry | undefined;
+    for (let tries = 0; tries < 100 && text(stored, 'pwdAccountLockedTime').length === 0; tries += 1) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      stored = await store.get(dnOf(7));
+    }
+    assert.equal(text(stored, 'pwdAccountLockedTime').length, 1, 'the lock is written once writes work');
+    assert.equal(lockout.isLocked(key, stored!), true);
+    assert.equal(lockout.tracked, 0);
   });
 
   test('one node of a shared store: its failures being shared at the same moment count each other (never more verified than the limit)', async () => {

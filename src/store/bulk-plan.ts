@@ -4,7 +4,8 @@
  * worker thread can plan entries while the loader (bulk.ts) checks them against what exists.
  */
 import { DN_CEILING, dnSizeProblem, parseDn, splitPlainFirstRdn, type Dn } from './dn.js';
-import type { Entry } from './entry.js';
+import { groupAttributes, type Entry } from './entry.js';
+import { attributeKey } from './schema.js';
 import { ancestorKeys, keyBelowNormalized } from './keys.js';
 import { normalizeLeafRdn } from './normalize.js';
 import { SchemaMemo } from './schema/memo.js';
@@ -12,7 +13,7 @@ import { checkSchema } from './schema/check.js';
 import { withStructuralClass } from './schema/enforce.js';
 import { currentSchema } from './schema/installed.js';
 import { entryOps, storedForm, type BatchOp } from './batch-ops.js';
-import { checkEntry } from './validate.js';
+import { checkDistinct, checkEntry } from './validate.js';
 
 /** An entry ready to be placed: its DN as written, its ancestorKeys (its own first) and its operations. */
 export interface BulkPlan {
@@ -62,10 +63,24 @@ function namedEntry(text: string): Named {
   }
 }
 
+/**
+ * The entry with each attribute once (an attribute named twice, in any case, is merged) and no
+ * value given twice: attributeOrValueExists as an add answers, with --no-schema-check too (as
+ * slapadd -s refuses duplicates as well).
+ */
+function distinctValues(entry: Entry): Entry {
+  const names = new Set(entry.attributes.map(({ name }) => attributeKey(name)));
+  const grouped = names.size === entry.attributes.length ? entry
+    : { dn: entry.dn, attributes: groupAttributes(entry.attributes.flatMap(({ name, values }) => values.map((value) => ({ name, value })))) };
+  for (const { name, values } of grouped.attributes) checkDistinct(name, values);
+  return grouped;
+}
+
 /** Plans one entry; throws what refuses it, in the order an add checks: the DN, the schema, the structure. */
 export function planBulkEntry(entry: Entry, context: PlanContext): BulkPlan {
   const { dn, keys } = namedEntry(entry.dn);
-  const checked = context.schemaCheck ? withStructuralClass(entry, checkSchema(entry, currentSchema())) : entry;
+  const grouped = distinctValues(entry);
+  const checked = context.schemaCheck ? withStructuralClass(grouped, checkSchema(grouped, currentSchema())) : grouped;
   checkEntry(checked, dn);
   return { dn: entry.dn, keys, ops: entryOps(storedForm(checked, context.actor), keys, context.indexed) };
 }

@@ -90,10 +90,19 @@ function syntaxError(type: AttributeType, name: string, value: Buffer, index: nu
  */
 export function checkValues(name: string, written: readonly Buffer[]): void {
   const type = attributeType(name);
-  const seen = new Set<string>();
   written.forEach((value, index) => {
     const invalid = syntaxError(type, name, value, index);
     if (invalid) throw invalid;
+  });
+  checkDistinct(name, written);
+}
+
+/** No value given twice (as the attribute's equality rule compares them): attributeOrValueExists, as an add answers. */
+export function checkDistinct(name: string, written: readonly Buffer[]): void {
+  if (written.length < 2) return;
+  const type = attributeType(name);
+  const seen = new Set<string>();
+  written.forEach((value, index) => {
     const normalized = normalizeValue(type, value);
     if (seen.has(normalized)) throw new DirectoryError('attributeOrValueExists', `${name}: value #${index} provided more than once`);
     seen.add(normalized);

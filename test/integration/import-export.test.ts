@@ -298,6 +298,12 @@ describe('import-ldif: errors name their line', () => {
       reason: /no objectClass attribute/,
     },
     {
+      what: 'a value given twice (in another case), which an add refuses too',
+      record: `dn: uid=twice,${PEOPLE_DN}\nobjectClass: top\nobjectClass: account\nuid: twice\ndescription: dup\nDESCRIPTION: DUP\n`,
+      at: `dn: uid=twice,${PEOPLE_DN}`,
+      reason: /description: value #1 provided more than once/,
+    },
+    {
       what: 'a malformed line',
       record: `dn: uid=malformed,${PEOPLE_DN}\nobjectClass: account\ncn:: ***\nuid: malformed\n`,
       at: 'cn:: ***',

@@ -14,7 +14,8 @@
  * taken too if they are free at once (tryAdd, which never waits, so no deadlock), and the keys
  * read again, until none is new. When such a lock is not free (a write to the new entry is
  * running), every lock is let go and all are taken again with it, up to LOCK_ATTEMPTS times
- * (then busy). Holding them, no entry can be added below, renamed or deleted inside the
+ * (then busy). The groups naming the subtree are read again under the locks the same way: one
+ * that moved to a new DN meanwhile names the subtree from there. Holding them, no entry can be added below, renamed or deleted inside the
  * subtree (an add takes its parent's lock, a rename and a delete the entry's), and nothing is
  * left behind.
  *
@@ -37,8 +38,8 @@ import type { DirectoryStore } from './store.js';
 /** Entries one modify DN may move, the renamed one included: serve's --max-subtree-rename default. */
 export const DEFAULT_MAX_SUBTREE_RENAME = 10_000;
 
-/** How many times every lock is taken again when an entry added to the subtree meanwhile has its lock held. */
-const LOCK_ATTEMPTS = 5;
+/** How many times every lock is taken again when an entry added to the subtree (or a group naming it) meanwhile has its lock held. */
+export const LOCK_ATTEMPTS = 5;
 
 export interface SubtreeLimits {
   /** Entries the subtree may hold (0: no limit). */
@@ -127,8 +128,8 @@ export async function lockSubtree<T>(
     const taken = new Set([move.oldKey, ...keys]);
     const lockKeys = [...taken, ...[...taken].map((key) => move.keyOf(key)), newParentKey, ...groups];
     const outcome = await store.locks.run(lockKeys, async (held) => {
-      const locked = await lockAdded(store, move, limits.maxEntries, taken, held);
-      return 'added' in locked ? locked : { result: await critical({ keys: locked.keys, groups, held }) };
+      const locked = await lockAdded(store, move, limits, taken, held);
+      return 'added' in locked ? locked : { result: await critical({ ...locked, held }) };
     });
     if ('result' in outcome) return outcome.result;
     if (attempt === LOCK_ATTEMPTS) {
@@ -139,17 +140,24 @@ export async function lockSubtree<T>(
 }
 
 /**
- * Holding the locks of `taken`: the subtree's keys read again, and the locks of those added
- * meanwhile taken while each is free at once, until none is new; or, when one is not free,
- * the keys to take every lock again with.
+ * Holding the locks of `taken` (and of the groups read before): the subtree's keys and the
+ * groups naming them read again, and the locks of those added meanwhile (an entry added below,
+ * a group moved to a new DN) taken while each is free at once, until none is new; or, when one
+ * is not free, the keys to take every lock again with.
  */
 async function lockAdded(
-  store: DirectoryStore, move: SubtreeMove, maxEntries: number, taken: Set<string>, held: HeldLocks,
-): Promise<{ keys: string[] } | { added: string[] }> {
+  store: DirectoryStore, move: SubtreeMove, limits: SubtreeLimits, taken: Set<string>, held: HeldLocks,
+): Promise<{ keys: string[]; groups: string[] } | { added: string[] }> {
   for (;;) {
-    const now = await subtreeKeys(store, move, maxEntries);
+    const now = await subtreeKeys(store, move, limits.maxEntries);
     const added = now.filter((key) => !taken.has(key));
-    if (added.length === 0) return { keys: now };
+    if (added.length === 0) {
+      const groups = await namingGroups(store, move, now.length, limits.maxGroups);
+      const moved = groups.filter((group) => !held.keys.has(group));
+      if (moved.length === 0) return { keys: now, groups };
+      if (!held.tryAdd(moved)) return { added: now };
+      continue; // read both again: the groups' locks taken, nothing else may have moved
+    }
     if (!held.tryAdd([...added, ...added.map((key) => move.keyOf(key))])) return { added: now };
     for (const key of added) taken.add(key);
   }

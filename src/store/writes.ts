@@ -23,7 +23,7 @@ import { groupAttributes, type Entry } from './entry.js';
 import { DirectoryError } from './errors.js';
 import { checkRefintGroups, withoutMember } from './groups.js';
 import { ancestorKeys, inSubtree } from './keys.js';
-import { DEFAULT_MAX_SUBTREE_RENAME, SubtreeMove, descendantOps, lockSubtree, movedEntryOps, suffixOps } from './subtree.js';
+import { DEFAULT_MAX_SUBTREE_RENAME, LOCK_ATTEMPTS, SubtreeMove, descendantOps, lockSubtree, movedEntryOps, suffixOps } from './subtree.js';
 import { encodeEntry } from './codec.js';
 import { applyModifications, renamed, withRdnValues, type Modification } from './modification.js';
 import { withModificationAttributes } from './operational.js';
@@ -167,6 +167,28 @@ async function namingGroups(store: DirectoryStore, dn: Dn, key: string, limit: n
 }
 
 /**
+ * Runs `critical` holding the locks of `key` and of the groups naming it as they are once locked:
+ * a group that moved to a new DN since they were first read (a modify DN running meanwhile) is
+ * locked too when free at once, else every lock is taken again (LOCK_ATTEMPTS times, then busy).
+ */
+async function withNamingGroups<T>(
+  store: DirectoryStore, dn: Dn, key: string, limit: number, critical: (groups: readonly string[], held: HeldLocks) => Promise<T>,
+): Promise<T> {
+  let groups = await namingGroups(store, dn, key, limit);
+  for (let attempt = 1; ; attempt += 1) {
+    const outcome = await store.locks.run([key, ...groups], async (held): Promise<{ again: string[] } | { result: T }> => {
+      const now = await namingGroups(store, dn, key, limit);
+      const moved = now.filter((group) => !held.keys.has(group));
+      if (moved.length > 0 && !held.tryAdd(moved)) return { again: now };
+      return { result: await critical(now, held) };
+    });
+    if ('result' in outcome) return outcome.result;
+    if (attempt === LOCK_ATTEMPTS) throw new DirectoryError('busy', `the groups naming ${formatDn(dn)} kept changing while it was being written; try again`);
+    groups = outcome.again;
+  }
+}
+
+/**
  * Under the groups' locks: each group read again and changed by `change` (the same entry: left
  * alone), its record, index keys and membership keys rewritten, modifiersName the actor's.
  */
@@ -189,8 +211,7 @@ export async function deleteEntry(store: DirectoryStore, dn: Dn, options: Delete
 
 async function deleteOnce(store: DirectoryStore, dn: Dn, options: DeleteOptions): Promise<void> {
   const [key, parentKey] = keysOf(dn);
-  const groups = await namingGroups(store, dn, key, options.maxRefintGroups ?? DEFAULT_MAX_REFINT_GROUPS);
-  await store.locks.run([key, ...groups], async (held) => {
+  await withNamingGroups(store, dn, key, options.maxRefintGroups ?? DEFAULT_MAX_REFINT_GROUPS, async (groups, held) => {
     const entry = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
     await options.check?.(entry);
     if (await store.hasChildren(dn)) throw new DirectoryError('notAllowedOnNonLeaf', 'subordinate objects must be deleted first');

@@ -275,6 +275,34 @@ describe('groups in the store', () => {
     assert.deepEqual(text(await store.get(groupDn('b')), 'member').sort(), [userDn(3), userDn(4)]);
   });
 
+  test('a member deleted, or renamed, while the group naming it moves: the group at its new DN is updated', async () => {
+    const OTHER = 'ou=Other,dc=example,dc=com';
+    await store.add(entry(OTHER, { objectClass: 'organizationalUnit', ou: 'Other' }), ADMIN);
+    await store.add(group('g', [userDn(1), userDn(2)]), ADMIN);
+    const moveGroup = (during: () => void) => renameEntry(store, parseDn(groupDn('g')), { newRdn: parseDn('cn=g')[0]!, deleteOldRdn: false, newSuperior: parseDn(OTHER) }, {
+      ...ADMIN,
+      // Under the move's locks: the other write reads the groups naming its entry (the old DN) and waits for the group's lock.
+      check: async () => {
+        during();
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      },
+    });
+    let removed: Promise<void> | undefined;
+    await moveGroup(() => { removed = deleteEntry(store, parseDn(userDn(1)), ADMIN); });
+    await removed;
+    assert.deepEqual(text(await store.get(`cn=g,${OTHER}`), 'member'), [userDn(2)], 'the deleted member is gone from the moved group');
+    let renamed: Promise<unknown> | undefined;
+    await renameEntry(store, parseDn(`cn=g,${OTHER}`), { newRdn: parseDn('cn=g')[0]!, deleteOldRdn: false, newSuperior: parseDn(GROUPS_DN) }, {
+      ...ADMIN,
+      check: async () => {
+        renamed = renameEntry(store, parseDn(userDn(2)), { newRdn: parseDn('uid=carol')[0]!, deleteOldRdn: true }, ADMIN);
+        await new Promise((resolve) => setTimeout(resolve, 5));
+      },
+    });
+    await renamed;
+    assert.deepEqual(text(await store.get(groupDn('g')), 'member'), [`uid=carol,${PEOPLE_DN}`], 'the renamed member is renamed in the moved group');
+  });
+
   test('a group naming itself is not its own member; renamed, it names its new DN', async () => {
     await store.add(group('self', [groupDn('self'), userDn(1)]), ADMIN);
     assert.deepEqual(await direct(groupDn('self')), []);

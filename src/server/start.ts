@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import {
-  generalizedTime, normalizeDn, DirectoryStore, DEFAULT_ENTRY_CACHE_MB, DEFAULT_EQUALITY_TABLE_MB, DEFAULT_PASSWORD_TABLE_MB, defaultRecordTableMb, SharedTable, SharedSlots, WriteGate, type TableMemory,
+  generalizedTime, normalizeDn, DirectoryStore, UNFINISHED_LOAD, DEFAULT_ENTRY_CACHE_MB, DEFAULT_EQUALITY_TABLE_MB, DEFAULT_PASSWORD_TABLE_MB, defaultRecordTableMb, SharedTable, SharedSlots, WriteGate, type TableMemory,
 } from '../store/index.js';
 import type { StoreNode } from '../store/postgres/index.js';
 import { registryRecipe, type SchemeRegistry } from '../password/index.js';
@@ -97,6 +97,14 @@ export function createLogger(level: string, destination: number | NodeJS.Writabl
 }
 
 /** A node of a PostgreSQL store over the local copy; the PostgreSQL modules are loaded only for one (they cost each heap that loads them some 3 MB). */
+/** A database an import-ldif was killed in (or cut short by an I/O error) holds part of that import: said at start. */
+async function warnOfUnfinishedLoad(store: DirectoryStore, dataDir: string, log: Logger): Promise<void> {
+  const started = await store.getMeta(UNFINISHED_LOAD);
+  if (started === undefined) return;
+  log.warn({ data: dataDir, importStarted: started, advice: 'import the same file again with --continue-on-error to complete it (or into an empty --data directory)' },
+    'the last import-ldif into this database did not finish: it holds what was written before it stopped');
+}
+
 async function openPostgresNode(url: string, store: DirectoryStore, log: Logger, settings: NonNullable<StartOptions['postgres']>): Promise<StoreNode> {
   const { openNode } = await import('../store/postgres/index.js');
   return openNode(url, store, { log, maxStaleness: settings.maxStaleness, ...(settings.nodeName !== undefined && { name: settings.nodeName }) });
@@ -235,6 +243,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
   });
   let node: StoreNode | undefined;
   try {
+    await warnOfUnfinishedLoad(store, options.dataDir, log);
     node = options.postgres?.url === undefined ? undefined : await openPostgresNode(options.postgres.url, store, log, options.postgres);
     const admin = await loadAdminPassword(store, options.registry, settings.defaultScheme, options.adminPassword);
     const seed = await contextSeed(options, settings, admin.stored, store, threads);

@@ -6,6 +6,11 @@
  * and written in large unsynced batches while the next chunk is prepared. `finish` ends with a
  * synced write, so everything is on disk when it resolves.
  *
+ * Before its first batch a load marks the database (UNFINISHED_LOAD, synced), and `finish`
+ * removes the mark in its last write: a load killed, or cut short by an I/O error, leaves the
+ * mark, and import-ldif and serve say that the database holds an unfinished load. (A load that
+ * stops at a bad entry ends normally: what it loaded before is kept, as import-ldif reports.)
+ *
  * What it stores into is a BulkTarget: a DirectoryStore (LevelDB), or the entries table of a
  * PostgreSQL store (postgres/table.ts), which keeps the entry records and naming contexts of the
  * operations and leaves the derived keys to the nodes.
@@ -14,7 +19,7 @@ import { parseDn } from './dn.js';
 import { normalizeDn } from './normalize.js';
 import type { Entry } from './entry.js';
 import { metaKey, suffixKey } from './keys.js';
-import { alreadyExists, needsNewSuffix, put, type BatchOp } from './batch-ops.js';
+import { alreadyExists, del, needsNewSuffix, put, type BatchOp } from './batch-ops.js';
 import { asError } from '../errors.js';
 import { planBulkEntry, type BulkPlan, type PlanContext } from './bulk-plan.js';
 import { KeyFilter } from './key-filter.js';
@@ -47,8 +52,13 @@ export interface BulkTarget {
   complete?(): Promise<void>;
 }
 
+/** The meta name (getMeta; its value: when the load started) of a load that has not ended. */
+export const UNFINISHED_LOAD = 'unfinishedLoad';
+const UNFINISHED_KEY = metaKey(UNFINISHED_LOAD);
+
 export class BulkLoader {
   private ops: BatchOp[] = [];
+  private marked = false;
   /** Keys added but not yet written, and keys of the batch being written (until the next flush). */
   private pending = new Set<string>();
   private writing = new Set<string>();
@@ -158,6 +168,10 @@ export class BulkLoader {
     await this.write;
     if (this.writeError) throw this.writeError;
     if (this.ops.length === 0) return;
+    if (!this.marked) {
+      this.marked = true;
+      await this.store.write([put(UNFINISHED_KEY, Buffer.from(new Date().toISOString()))], true);
+    }
     const ops = this.ops;
     this.ops = [];
     this.writing = this.pending;
@@ -171,6 +185,6 @@ export class BulkLoader {
     await this.write;
     if (this.writeError) throw this.writeError;
     await this.store.complete?.();
-    await this.store.write([{ type: 'put', key: metaKey('lastBulkLoad'), value: Buffer.from(new Date().toISOString()) }], true);
+    await this.store.write([del(UNFINISHED_KEY), put(metaKey('lastBulkLoad'), Buffer.from(new Date().toISOString()))], true);
   }
 }

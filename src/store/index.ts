@@ -4,7 +4,7 @@ export { APPLY_WAIT_BUCKETS, type RecordStats, type SharedFailures } from './sys
 export type { Scope, IndexHint } from './reads.js';
 export { closeSource, type RecordSource } from './record-source.js';
 export { SortedLoad } from './sorted-load.js';
-export { BulkLoader, type BulkTarget } from './bulk.js';
+export { BulkLoader, UNFINISHED_LOAD, type BulkTarget } from './bulk.js';
 export { planBulkEntry, type BulkPlan, type PlanContext } from './bulk-plan.js';
 export { put, type BatchOp } from './batch-ops.js';
 export { DirectoryError, StoreError } from './errors.js';

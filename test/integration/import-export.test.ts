@@ -14,6 +14,8 @@ import { parseLdif, type LdifRecord } from '../../src/ldif/index.js';
 import { fixturePath, leveldapBin, repoRoot } from '../helpers/paths.js';
 import { collect, run, type RunResult } from '../../src/harness/run.js';
 import { tempDir } from '../helpers/store.js';
+import { startLeveldap } from '../helpers/leveldap-server.js';
+import { logRecords, type LogRecord } from '../helpers/server-log.js';
 import { mountTmpfs, tmpfsUnavailable } from '../helpers/tmpfs.js';
 
 const leveldap = (args: string[], input?: string): Promise<RunResult> => run(process.execPath, [leveldapBin, ...args], input);
@@ -29,6 +31,19 @@ async function inTempDir(body: (dir: string) => Promise<void>): Promise<void> {
     await body(temp.path);
   } finally {
     await temp.remove();
+  }
+}
+
+const UNFINISHED = 'the last import-ldif into this database did not finish: it holds what was written before it stopped';
+
+/** Starts serve on DIR/db until it listens, and stops it; its log records. */
+async function serveOnce(dir: string): Promise<LogRecord[]> {
+  await writeFile(join(dir, 'admin-password'), 'secret-admin');
+  const server = await startLeveldap({ dir });
+  try {
+    return logRecords(server);
+  } finally {
+    await server.stop();
   }
 }
 
@@ -386,6 +401,29 @@ describe('import-ldif: errors name their line', () => {
         assert.match(skipped.stderr, new RegExp(`skipped line ${line}\\b.*changetype ${kind} cannot be imported`));
       }
       assert.deepEqual(await exportedDns(join(dir, 'skipped')), [BASE_DN]);
+    });
+  });
+});
+
+describe('import-ldif killed while it writes', () => {
+  test('the database says so: import-ldif and serve warn that an import did not finish, until an import into it ends', async () => {
+    await inTempDir(async (dir) => {
+      const db = join(dir, 'db');
+      // From standard input that does not end: the import writes what came, then waits for more, and is killed there.
+      const child = spawn(process.execPath, [leveldapBin, 'import-ldif', '-', '--data', db, '--no-sort', '--workers', '0'], { stdio: ['pipe', 'ignore', 'ignore'] });
+      child.stdin.on('error', () => {}); // EPIPE once it is killed
+      child.stdin.write(await makeLdif('--users', '1500'));
+      await new Promise((resolve) => setTimeout(resolve, 4000));
+      child.kill('SIGKILL');
+      await new Promise((resolve) => child.once('close', resolve));
+      const kept = (await exportLdif(db)).split('\ndn: ').length;
+      assert.ok(kept > 1, 'some entries were written before the kill');
+      const served = await serveOnce(dir);
+      assert.ok(served.some((record) => record['msg'] === UNFINISHED), `serve warns: ${JSON.stringify(served.filter((record) => record['level'] === 40))}`);
+      const more = await importLdif(dir, `dn: uid=late,${PEOPLE_DN}\nobjectClass: account\nuid: late\n`);
+      assert.equal(more.code, 0, more.stderr);
+      assert.match(more.stderr, /an earlier import into .* did not finish/);
+      assert.ok(!(await serveOnce(dir)).some((record) => record['msg'] === UNFINISHED), 'an import that ended removed the mark');
     });
   });
 });

@@ -12,7 +12,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { importLdif, type ImportProblem } from '../../ldif/index.js';
 import { checkPolicy, policyParams, resolveDefaultScheme } from '../../policy/index.js';
 import { installSchemaFiles, withSchemaFileOption, type SchemaOptions } from '../options/schema.js';
-import { DirectoryStore, SortedLoad, type BulkTarget } from '../../store/index.js';
+import { DirectoryStore, SortedLoad, UNFINISHED_LOAD, type BulkTarget } from '../../store/index.js';
 import { DATA_UNLESS_STORE, DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../options/data.js';
 import { storeFromOptions, withStoreUrlOption, type StoreOptions } from '../options/store.js';
 import { CliError } from '../support/errors.js';
@@ -150,6 +150,10 @@ async function openTarget(args: ImportArgs, size: number | undefined): Promise<I
     return { target: table, loaded: async () => {}, close: () => table.close() };
   }
   const store = await DirectoryStore.open(args.data, { cacheMb: IMPORT_CACHE_MB, writeBufferMb: IMPORT_WRITE_BUFFER_MB });
+  const unfinished = await store.getMeta(UNFINISHED_LOAD);
+  if (unfinished !== undefined) {
+    process.stderr.write(`leveldap: an earlier import into ${args.data} did not finish (it started ${unfinished}); what it wrote is kept, and the database counts as complete once this import ends\n`);
+  }
   const target = await SortedLoad.over(store, join(args.data, RUNS_DIR), sortedLoad(args, size));
   return {
     target,

@@ -95,6 +95,9 @@ function yescryptNumber(text: string, at: number, min: number): [number, number]
 }
 
 /** yescrypt's memory (128·N·r bytes) and passes (t), from `$y$<flags><N_log2><r>[<have><p><t>...]$`. */
+/** libxcrypt's yescrypt flavour number from which the lanes share the memory (yescrypt.h's YESCRYPT_RW). */
+const YESCRYPT_RW = 2;
+
 function yescryptCost(params: string): StoredCost {
   const numbers: number[] = [];
   for (let at = 0, index = 0; at < params.length; index += 1) {
@@ -102,8 +105,11 @@ function yescryptCost(params: string): StoredCost {
     numbers.push(value);
     at += chars;
   }
-  const [, logN, r, have = 0] = numbers;
+  const [flavour = 0, logN, r, have = 0] = numbers;
   if (logN === undefined || r === undefined || logN > 40) throw new InvalidStoredValue('the yescrypt parameters are not valid');
+  // Below YESCRYPT_RW each lane has the whole memory and they run one after another, so the time
+  // grows with lanes x passes past what the limits mean (87 s within them); libxcrypt writes RW only.
+  if (flavour < YESCRYPT_RW) throw new InvalidStoredValue('yescrypt\'s scrypt-compatible and WORM flavours are not served (libxcrypt writes the RW flavour, $y$j...)');
   const p = have & 1 ? (numbers[4] ?? 1) + 1 : 1;
   const t = have & 2 ? numbers[have & 1 ? 5 : 4] ?? 0 : 0;
   return { memoryKiB: (128 * r * 2 ** logN) / 1024, passes: t + 1, lanes: p };

@@ -71,6 +71,16 @@ describe('{CRYPT}: what a stored string costs', { skip }, () => {
     assert.ok(performance.now() - started < 1000, 'nothing was hashed');
   });
 
+  test('yescrypt\'s scrypt-compatible and WORM flavours (lanes run one after another: 5.7-87 s within every limit) are refused, not verified', async () => {
+    const started = performance.now();
+    for (const stored of ['{CRYPT}$y$/DT0CC$saltsaltsaltsalt$hash', '{CRYPT}$y$/DT.5$saltsaltsaltsalt$hash', '{CRYPT}$y$.DT.5$saltsaltsaltsalt$hash']) {
+      const result = await registry.verify(Buffer.from('secret'), stored);
+      assert.equal(result.status, 'invalid', stored);
+      assert.match(result.status === 'invalid' ? result.reason : '', /flavour/, stored);
+    }
+    assert.ok(performance.now() - started < 1000, 'nothing was hashed');
+  });
+
   test('methods whose cost is not read here are refused, not verified', async () => {
     for (const stored of ['{CRYPT}$7$CU..../....mB5goFNrDe0lKrtdesd8t0$x', '{CRYPT}_J9..EMn1abcdefghijk', '{CRYPT}$sha1$40000$salt$hash', '{CRYPT}']) {
       assert.equal((await registry.verify(Buffer.from('secret'), stored)).status, 'invalid', stored);

@@ -11,6 +11,8 @@ import { pbkdf2Async } from './kdf.js';
 const SALT_LENGTH = 64;
 const KEY_LENGTH = 256;
 const TOTAL_LENGTH = 4 + SALT_LENGTH + KEY_LENGTH;
+/** PBKDF2 runs its iterations once per 32-byte block of key. */
+const KEY_BLOCKS = KEY_LENGTH / 32;
 /** 389 never writes fewer and refuses fewer on verify. */
 const MIN_ITERATIONS = 2048;
 
@@ -31,5 +33,6 @@ export const pbkdf2Legacy389Scheme: PasswordScheme = {
     const { iterations, salt, key } = parse(value);
     return constantTimeEqual(await pbkdf2Async('sha256', password, salt, iterations, KEY_LENGTH), key);
   },
-  cost: (value) => ({ iterations: parse(value).iterations }),
+  // The key is 8 blocks of SHA-256, each its own run of the iterations: 8 times the work of the count.
+  cost: (value) => ({ iterations: parse(value).iterations * KEY_BLOCKS }),
 };

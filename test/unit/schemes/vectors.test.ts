@@ -97,6 +97,14 @@ describe('published vectors verify', () => {
     assert.equal(await status('password', `{PBKDF2_SHA256}${salt}`), 'mismatch');
   });
 
+  test('{PBKDF2_SHA256} costs its iterations times its 8 blocks of key (256 bytes): 250,001 iterations is past --max-iterations 2,000,000', async () => {
+    const blob = Buffer.from(LEGACY_389, 'base64');
+    blob.writeUInt32BE(250_001, 0);
+    const result = await registry.verify(Buffer.from('password'), `{PBKDF2_SHA256}${blob.toString('base64')}`);
+    assert.equal(result.status, 'invalid');
+    assert.match(result.status === 'invalid' ? result.reason : '', /--max-iterations/);
+  });
+
   test('scheme names match case-insensitively, as OpenLDAP, 389 DS and OpenDJ do', async () => {
     assert.equal(await status('helloworld', '{sha}at+xg6SiyUovktq1redipHiJpaE='), 'match');
     assert.equal(await status('secret', '{pbkdf2-sha256}10000$jq40ImWtmpTE.aYDYV1GfQ$mpiL4ui02ACmYOAnCjp/MI1gQk50xLbZ54RZneU0fCg'), 'match');

@@ -179,6 +179,8 @@ export class Authenticator {
     const entry = store.getByKeySync(target.key);
     if (!entry) return { isAdmin: false, stored: [] };
     const stored = texts(values(entry, 'userPassword'));
+    // An entry without a password (an OU, a group) cannot bind: no attempt counts against it, nothing is written into it.
+    if (stored.length === 0) return { isAdmin: false, stored };
     decoys.offer(stored);
     return { isAdmin: false, stored, entry };
   }

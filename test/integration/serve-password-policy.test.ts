@@ -203,6 +203,12 @@ describe('leveldap serve: lockout (--max-failures 5 --lockout-duration 0)', { sk
   });
   after(async () => { await server?.stop(); });
 
+  test('binds as an entry without a password (an OU) write nothing into it, however many', async () => {
+    const people = 'ou=People,dc=example,dc=com';
+    for (let i = 0; i < 7; i += 1) assert.equal((await rawBind(server, people, `guess-${i}`)).code, 49);
+    assert.deepEqual(await client.read(people, 'pwdAccountLockedTime', 'pwdFailureTime'), { pwdAccountLockedTime: [], pwdFailureTime: [] });
+  });
+
   test('32 wrong binds at once on 32 connections lock the account once; the right password then answers 49', async () => {
     const connections = await Promise.all(Array.from({ length: 32 }, () => RawConnection.open(server.port)));
     try {

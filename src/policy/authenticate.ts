@@ -173,7 +173,7 @@ export class Authenticator {
     if (target.normalized === admin.normalizedDn) return { isAdmin: true, stored: [admin.stored] };
     if (!lockout.enabled) {
       const stored = texts(store.passwordsByKeySync(target.key) ?? []);
-      decoys.offer(stored);
+      decoys.offer(target.key, stored);
       return { isAdmin: false, stored };
     }
     const entry = store.getByKeySync(target.key);
@@ -181,7 +181,7 @@ export class Authenticator {
     const stored = texts(values(entry, 'userPassword'));
     // An entry without a password (an OU, a group) cannot bind: no attempt counts against it, nothing is written into it.
     if (stored.length === 0) return { isAdmin: false, stored };
-    decoys.offer(stored);
+    decoys.offer(target.key, stored);
     return { isAdmin: false, stored, entry };
   }
 
@@ -211,7 +211,7 @@ export class Authenticator {
    */
   private async matchingValue(key: string, password: Buffer, stored: readonly string[]): Promise<Check> {
     if (stored.length === 0) {
-      await this.verifyDecoy(password);
+      await this.verifyDecoy(key, password);
       return NO_MATCH;
     }
     let first: Check | undefined;
@@ -248,8 +248,8 @@ export class Authenticator {
    * real account's values (bind-decoys.ts), so that it costs what a wrong password costs; never
    * through the verified-bind cache, and whatever it finds, nobody is bound.
    */
-  private async verifyDecoy(password: Buffer): Promise<void> {
-    for (const stored of this.parts.decoys.pick()) {
+  private async verifyDecoy(name: string, password: Buffer): Promise<void> {
+    for (const stored of this.parts.decoys.pick(name)) {
       const started = performance.now();
       await this.parts.registry.verify(password, stored);
       this.floor.observe(performance.now() - started);

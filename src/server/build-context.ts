@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { SchemeRegistry } from '../password/index.js';
 import type { PasswordPolicy } from '../policy/index.js';
 import { currentSchema, subschemaEntry, type DirectoryStore } from '../store/index.js';
-import { BindDecoys } from '../policy/bind-decoys.js';
+import { BindDecoys, type DecoyAccount } from '../policy/bind-decoys.js';
 import { BindNames } from './bind-names.js';
 import type { ServerConfig } from './config.js';
 import type { ServerContext } from './context.js';
@@ -26,8 +26,8 @@ export interface ContextSeed {
   readonly admin: ServerContext['admin'];
   /** A hash of a random password in the default scheme: the decoy while no account is sampled. */
   readonly dummyHash: string;
-  /** Accounts' userPassword values read at start: the first decoys (bind-decoys.ts). */
-  readonly decoys: readonly (readonly string[])[];
+  /** Accounts with a userPassword read at start: the decoys (bind-decoys.ts). */
+  readonly decoys: readonly DecoyAccount[];
   readonly vendorVersion: string;
   /** The --schema files on top of the built-in schema (every thread installs the same), and when they were loaded. */
   readonly schemaFiles: readonly string[];
@@ -68,7 +68,7 @@ export function buildContext(seed: ContextSeed, store: DirectoryStore, registry:
     config: seed.config, vendorVersion: seed.vendorVersion, admin: seed.admin,
     defaultScheme: seed.settings.defaultScheme, bindNames: new BindNames(), subschema: subschemaEntry(currentSchema(), seed.schemaLoaded),
     policy: createPolicyRuntime({
-      settings: seed.settings, registry, store, log, admin: seed.admin, decoys: new BindDecoys(seed.decoys, seed.dummyHash),
+      settings: seed.settings, registry, store, log, admin: seed.admin, decoys: new BindDecoys(seed.decoys, seed.dummyHash, (key) => store.passwordsByKeySync(key)),
       countReencoded: () => Atomics.add(counters, COUNTER.reencoded, 1) + 1,
       countLocked: () => monitor.stats.add(SLOT.lockouts),
     }),

@@ -42,9 +42,17 @@ function isExpected(error: Error | undefined): boolean {
   return error instanceof StoreError || error instanceof DirectoryError || error instanceof LdifError || error instanceof ListenError;
 }
 
+/**
+ * A usage error: one the option parser found (no error, its own YError for a missing value, or
+ * the text a .check() threw), or one of ours about the input (CliError, SchemeError).
+ */
+function isUsage(error: unknown): boolean {
+  return !error || typeof error === 'string' || error instanceof CliError || error instanceof SchemeError || (error instanceof Error && error.name === 'YError');
+}
+
 function reportFailure(message: string | undefined, error: Error | undefined): never {
-  const usage = !error || error instanceof CliError || error instanceof SchemeError;
-  const text = message ?? (usage || isExpected(error) ? error!.message : error?.stack ?? String(error));
+  const usage = isUsage(error);
+  const text = message ?? (typeof error === 'string' ? error : usage || isExpected(error) ? error!.message : error?.stack ?? String(error));
   process.stderr.write(`leveldap: ${text}\n`);
   process.exit(usage ? USAGE_ERROR : 1);
 }

@@ -157,6 +157,14 @@ describe('import-ldif and export-ldif: round trip', () => {
 });
 
 describe('make-ldif', () => {
+  test('usage errors exit 2 with one line, whichever check of the option parser finds them', async () => {
+    for (const args of [['make-ldif', '--users', 'abc'], ['make-ldif', '--users', '-3'], ['export-ldif', '--data'], ['make-ldif', '--bogus'], ['make-ldif']]) {
+      const result = await leveldap(args);
+      assert.equal(result.code, 2, `${args.join(' ')}: ${result.stderr}`);
+      assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack');
+    }
+  });
+
   test('is deterministic for a seed: same seed same output, another seed another output', async () => {
     const [a, b, c] = await Promise.all([
       makeLdif('--users', '20', '--seed', 's1'), makeLdif('--users', '20', '--seed', 's1'), makeLdif('--users', '20', '--seed', 's2'),

@@ -563,6 +563,12 @@ describe('--config: usage errors, and import-ldif\'s import scheme', () => {
       assert.equal(badThreads.code, 2);
       assert.match(badThreads.stderr, new RegExp(`--threads ${threads.replace('.', '\\.')}: a whole number from 1 to 64`));
     }
+    for (const port of ['abc', '99999', '-1']) {
+      const badPort = await leveldap('serve', '--data', data, '--port', port);
+      assert.equal(badPort.code, 2, `--port ${port}: ${badPort.stdout}${badPort.stderr}`);
+      assert.match(badPort.stderr, /--port: a port number from 0 to 65535/);
+      assert.doesNotMatch(badPort.stderr, /\n\s+at /, 'no stack');
+    }
     assert.equal(existsSync(data), false);
   });
 

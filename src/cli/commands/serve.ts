@@ -5,6 +5,7 @@ import { DEFAULT_THREADS_MAX, FILL_WHEN, startServer, type FillWhen } from '../.
 import { DEFAULT_CACHE_MB, DEFAULT_ENTRY_CACHE_MB, DEFAULT_EQUALITY_TABLE_MB, DEFAULT_PASSWORD_TABLE_MB, DEFAULT_RECORD_TABLE_MB, defaultRecordTableMb, MAX_TABLE_MB, MIN_TABLE_MB } from '../../store/index.js';
 import { DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../options/data.js';
 import { CliError } from '../support/errors.js';
+import { checkedPort } from '../options/port.js';
 import { readPassword } from '../support/password-input.js';
 import { limitsFromOptions, withLimitOptions } from '../options/limits.js';
 import { policyFromOptions, schemaFilesOf, withPolicyOptions, type PolicyOptions } from '../options/policy.js';
@@ -84,6 +85,7 @@ function checkTableMb(option: string, mb: number): void {
 }
 
 async function handler(args: ServeArgs): Promise<void> {
+  checkedPort(args.port, '--port');
   if (!Number.isInteger(args['cache-mb']) || args['cache-mb'] < 1) throw new CliError(`--cache-mb ${args['cache-mb']}: a whole number of MiB, at least 1`);
   if (!Number.isInteger(args['entry-cache-mb']) || args['entry-cache-mb'] < 0) throw new CliError(`--entry-cache-mb ${args['entry-cache-mb']}: a whole number of MiB, 0 or more`);
   checkTableMb('password-table-mb', args['password-table-mb']);

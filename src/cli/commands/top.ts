@@ -13,6 +13,7 @@ import logUpdate from 'log-update';
 import { LdapConnection, ConnectionError } from '../../authrate/connection.js';
 import { DEFAULT_ADMIN_DN } from '../options/data.js';
 import { CliError } from '../support/errors.js';
+import { checkedPort } from '../options/port.js';
 import { readPassword } from '../support/password-input.js';
 import { readingOf, type Reading } from '../top/reading.js';
 import { renderView, viewOf } from '../top/view.js';
@@ -98,6 +99,7 @@ async function live(connection: LdapConnection, args: TopArgs): Promise<void> {
 }
 
 async function handler(args: TopArgs): Promise<void> {
+  checkedPort(args.port, '--port');
   if (!(args.interval > 0)) throw new CliError(`--interval ${args.interval}: a number of seconds above 0`);
   if (args.json && !args.once) throw new CliError('--json goes with --once');
   if (args['use-ssl'] && args['use-starttls']) throw new CliError('--use-ssl or --use-starttls, not both');

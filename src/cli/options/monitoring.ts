@@ -9,6 +9,7 @@ import { MONITOR_ACCESS_CHOICES, type MetricsOptions, type MonitorAccess } from 
 import { CliError } from '../support/errors.js';
 import { readJson } from './policy.js';
 import type { MonitoringKey } from './monitoring-keys.js';
+import { checkedPort } from './port.js';
 
 export interface MonitoringOptions {
   'monitor-access'?: string;
@@ -41,11 +42,6 @@ async function fileSettings(file: string | undefined): Promise<Partial<Record<Mo
 function checkedAccess(value: unknown, where: string): MonitorAccess {
   if (typeof value === 'string' && (MONITOR_ACCESS_CHOICES as readonly string[]).includes(value)) return value as MonitorAccess;
   throw new CliError(`${where}: one of ${MONITOR_ACCESS_CHOICES.join(', ')}, not ${JSON.stringify(value)}`);
-}
-
-function checkedPort(value: unknown, where: string): number {
-  if (typeof value === 'number' && Number.isInteger(value) && value >= 0 && value <= 65_535) return value;
-  throw new CliError(`${where}: a port number from 0 to 65535, not ${Number.isNaN(value) ? 'that' : JSON.stringify(value)}`);
 }
 
 function checkedHost(value: unknown, where: string): string {

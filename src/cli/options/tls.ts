@@ -4,6 +4,7 @@ import { createSecureContext } from 'node:tls';
 import type { Argv } from 'yargs';
 import type { TlsConfig } from '../../server/config.js';
 import { CliError } from '../support/errors.js';
+import { checkedPort } from './port.js';
 import { errorMessage, errorCode } from '../../errors.js';
 
 export interface TlsOptions {
@@ -49,9 +50,7 @@ export async function tlsConfig(options: TlsOptions): Promise<TlsConfig | undefi
     if (options['require-tls-for-binds']) throw new CliError('--require-tls-for-binds needs --tls-cert and --tls-key (else no password bind could succeed)');
     return undefined;
   }
-  if (ldapsPort !== undefined && !(Number.isInteger(ldapsPort) && ldapsPort >= 0 && ldapsPort <= 65535)) {
-    throw new CliError(`--ldaps-port must be a port number (0 to 65535), got ${ldapsPort}`);
-  }
+  if (ldapsPort !== undefined) checkedPort(ldapsPort, '--ldaps-port');
   const [cert, key] = await Promise.all([readPem('--tls-cert', certFile), readPem('--tls-key', keyFile)]);
   checkPair(cert, key, `--tls-cert ${certFile} with --tls-key ${keyFile}`);
   return ldapsPort === undefined ? { cert, key } : { cert, key, ldapsPort };

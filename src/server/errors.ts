@@ -10,6 +10,8 @@ const LISTEN_REASONS: Readonly<Record<string, string>> = {
   EADDRINUSE: 'address already in use',
   EACCES: 'permission denied (a port below 1024 needs root or CAP_NET_BIND_SERVICE)',
   EADDRNOTAVAIL: 'no interface of this machine has that address',
+  ENOTFOUND: 'no such host (the name does not resolve)',
+  EAI_AGAIN: 'the name could not be resolved now (DNS did not answer)',
 };
 
 /** The server cannot listen where it was told to: the operator's to fix, said in one line. */

@@ -378,6 +378,15 @@ describe('leveldap serve on a port already in use', { skip }, () => {
       assert.equal(code, 1, errors());
       assert.equal(errors(), `leveldap: cannot listen on 192.0.2.1:${port}: no interface of this machine has that address\n`);
     });
+
+    test(`--threads ${threads}: a host name that does not resolve: exit 1, one line`, async () => {
+      const { child, port } = await spawnTwoThreads(dirs, 5, ['--host', 'no-such-host.invalid'], undefined, threads);
+      const errors = collect(child.stderr);
+      child.stdout?.resume();
+      const [code] = await once(child, 'exit') as [number | null];
+      assert.equal(code, 1, errors());
+      assert.equal(errors(), `leveldap: cannot listen on no-such-host.invalid:${port}: no such host (the name does not resolve)\n`);
+    });
   }
 });
 

@@ -51,7 +51,9 @@ export interface ReusePortSockets {
  */
 export async function reusePortSockets(host: string, port: number, count: number): Promise<ReusePortSockets> {
   if (!addon) throw new Error(sharingUnavailable());
-  const { address, family } = net.isIP(host) ? { address: host, family: net.isIP(host) } : await lookup(host);
+  const { address, family } = net.isIP(host) ? { address: host, family: net.isIP(host) } : await lookup(host).catch((error: unknown) => {
+    throw ListenError.of(error, host, port) ?? error;
+  });
   const fds: number[] = [];
   let bound = port;
   try {

@@ -468,6 +468,18 @@ describe('import-ldif: input and database', () => {
     });
   });
 
+  test('a file that is missing, or a directory, is a usage error in one line (exit 2)', async () => {
+    await inTempDir(async (dir) => {
+      for (const [file, reason] of [[join(dir, 'missing.ldif'), /ENOENT/], [dir, /is a directory/]] as const) {
+        const result = await leveldap(['import-ldif', file, '--data', join(dir, 'db')]);
+        assert.equal(result.code, 2, result.stderr);
+        assert.match(result.stderr, new RegExp(`^leveldap: cannot read ${file}: `));
+        assert.match(result.stderr, reason);
+        assert.doesNotMatch(result.stderr, /\n\s+at /, 'no stack');
+      }
+    });
+  });
+
   test('refuses a database another process holds open, saying it is in use', async () => {
     const storeModule = pathToFileURL(join(repoRoot, 'dist', 'src', 'store', 'index.js')).href;
     const holder = `import { DirectoryStore } from ${JSON.stringify(storeModule)};

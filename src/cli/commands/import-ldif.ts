@@ -121,11 +121,11 @@ async function* counted(input: Readable, progress: Progress): AsyncGenerator<Buf
 
 async function inputSize(file: string): Promise<number | undefined> {
   if (isStdin(file)) return undefined;
-  try {
-    return (await stat(file)).size;
-  } catch (error) {
+  const found = await stat(file).catch((error: unknown) => {
     throw new CliError(`cannot read ${file}: ${errorCode(error) ?? String(error)}`);
-  }
+  });
+  if (found.isDirectory()) throw new CliError(`cannot read ${file}: it is a directory, not an LDIF file`);
+  return found.size;
 }
 
 /** Compacts after a load, saying how long it took. */

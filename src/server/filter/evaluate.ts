@@ -161,14 +161,22 @@ function not(test: Test): Test {
 /** The memo key of the values a description selects. */
 const selectedKey = (description: string): string => `\0${description}`;
 
-/** The values the description selects (attributeValues), worked out once per evaluation; `key`: selectedKey(description). */
-function selected(entry: Entry, memo: Memo, description: string, key: string): readonly Buffer[] {
+/** The values the description selects (read), worked out once per evaluation; `key`: selectedKey(description). */
+function selected(entry: Entry, memo: Memo, read: ValuesOf, key: string): readonly Buffer[] {
   let found = memo.get(key) as readonly Buffer[] | undefined;
   if (!found) {
-    found = attributeValues(entry, description);
+    found = read(entry);
     memo.set(key, found);
   }
   return found;
+}
+
+type ValuesOf = (entry: Entry) => readonly Buffer[];
+
+/** How a description's values are read: entryDN (RFC 5020) is the entry's DN, computed; the rest as stored (attributeValues). */
+function valuesOf(description: string): ValuesOf {
+  if (!description.includes(';') && typeKey(description) === 'entrydn') return (entry) => [Buffer.from(entry.dn, 'utf8')];
+  return (entry) => attributeValues(entry, description);
 }
 
 /**
@@ -180,10 +188,11 @@ function valueAssertion(description: string, formTest: FormTest | undefined): Te
   if (!validDescription(description) || !formTest) return UNDEFINED;
   const key = `${formTest.form}\0${description}`;
   const valuesKey = selectedKey(description);
+  const read = valuesOf(description);
   return (entry, memo) => {
     let forms = memo.get(key);
     if (!forms) {
-      forms = selected(entry, memo, description, valuesKey).map(formTest.of);
+      forms = selected(entry, memo, read, valuesKey).map(formTest.of);
       memo.set(key, forms);
     }
     return forms.some(formTest.test);
@@ -212,7 +221,8 @@ function present(filter: Item<'present'>): Test {
   if (!validDescription(filter.attribute)) return UNDEFINED;
   if (!filter.attribute.includes(';') && typeKey(filter.attribute) === 'objectclass') return () => true;
   const key = selectedKey(filter.attribute);
-  return (entry, memo) => selected(entry, memo, filter.attribute, key).length > 0;
+  const read = valuesOf(filter.attribute);
+  return (entry, memo) => selected(entry, memo, read, key).length > 0;
 }
 
 /**

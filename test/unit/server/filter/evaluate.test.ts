@@ -271,6 +271,16 @@ describe('filter evaluation: extensible match', () => {
   });
 });
 
+describe('filter evaluation: entryDN (RFC 5020)', () => {
+  test('the entry\'s DN, compared as a DN, offered to every item as a value the entry holds', () => {
+    check(user, true, [
+      equality('entryDN', 'uid=user.1,ou=People,dc=example,dc=com'), equality('ENTRYDN', 'UID=USER.1, ou=people,dc=example,dc=com'),
+      equality('1.3.6.1.1.20', 'uid=user.1,ou=people,dc=example,dc=com'), present('entryDN'),
+    ]);
+    check(user, false, [equality('entryDN', 'uid=user.2,ou=People,dc=example,dc=com'), not(present('entryDN'))]);
+  });
+});
+
 describe('filter evaluation: hasSubordinates', () => {
   test('computed by the server and passed in the context', () => {
     check(user, true, [equality('hasSubordinates', 'TRUE'), equality('HASSUBORDINATES', 'true'), equality('2.5.18.9', 'TRUE'), present('hasSubordinates')], { hasSubordinates: true });

@@ -13,8 +13,8 @@
  * the lock (pwdAccountLockedTime, with the failures counted as pwdFailureTime) in one synced
  * write under the entry's lock, before its bind answers; while that write runs, the account
  * already counts as locked, and if it fails (a full disk) the account stays locked in memory
- * while the write is tried again every few seconds. A locked account stays locked for --lockout-duration seconds (0:
- * until the admin deletes or replaces pwdAccountLockedTime). A restart forgets the failures not
+ * while the write is tried again every few seconds. A locked account stays locked for
+ * --lockout-duration seconds (0: until the admin deletes or replaces pwdAccountLockedTime). A restart forgets the failures not
  * yet persisted, never a lock. The admin (not an entry) is never locked out.
  *
  * A bind reserves an attempt before it verifies a password (reserve), and ends it with failed,

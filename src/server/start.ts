@@ -96,7 +96,6 @@ export function createLogger(level: string, destination: number | NodeJS.Writabl
   return pino({ ...LOG_OPTIONS, level }, logStream(destination));
 }
 
-/** A node of a PostgreSQL store over the local copy; the PostgreSQL modules are loaded only for one (they cost each heap that loads them some 3 MB). */
 /** A database an import-ldif was killed in (or cut short by an I/O error) holds part of that import: said at start. */
 async function warnOfUnfinishedLoad(store: DirectoryStore, dataDir: string, log: Logger): Promise<void> {
   const started = await store.getMeta(UNFINISHED_LOAD);
@@ -105,6 +104,7 @@ async function warnOfUnfinishedLoad(store: DirectoryStore, dataDir: string, log:
     'the last import-ldif into this database did not finish: it holds what was written before it stopped');
 }
 
+/** A node of a PostgreSQL store over the local copy; the PostgreSQL modules are loaded only for one (they cost each heap that loads them some 3 MB). */
 async function openPostgresNode(url: string, store: DirectoryStore, log: Logger, settings: NonNullable<StartOptions['postgres']>): Promise<StoreNode> {
   const { openNode } = await import('../store/postgres/index.js');
   return openNode(url, store, { log, maxStaleness: settings.maxStaleness, ...(settings.nodeName !== undefined && { name: settings.nodeName }) });

@@ -4,7 +4,7 @@
  * worker thread can plan entries while the loader (bulk.ts) checks them against what exists.
  */
 import { DN_CEILING, dnSizeProblem, parseDn, splitPlainFirstRdn, type Dn } from './dn.js';
-import { groupAttributes, type Entry } from './entry.js';
+import { mergedAttributes, type Entry } from './entry.js';
 import { attributeKey } from './schema.js';
 import { ancestorKeys, keyBelowNormalized } from './keys.js';
 import { normalizeLeafRdn } from './normalize.js';
@@ -70,8 +70,7 @@ function namedEntry(text: string): Named {
  */
 function distinctValues(entry: Entry): Entry {
   const names = new Set(entry.attributes.map(({ name }) => attributeKey(name)));
-  const grouped = names.size === entry.attributes.length ? entry
-    : { dn: entry.dn, attributes: groupAttributes(entry.attributes.flatMap(({ name, values }) => values.map((value) => ({ name, value })))) };
+  const grouped = names.size === entry.attributes.length ? entry : { dn: entry.dn, attributes: mergedAttributes(entry.attributes) };
   for (const { name, values } of grouped.attributes) checkDistinct(name, values);
   return grouped;
 }

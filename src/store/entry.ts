@@ -44,6 +44,11 @@ export function groupAttributes(pairs: Iterable<{ readonly name: string; readonl
   return [...byKey.values()];
 }
 
+/** The attributes with each description once: one named twice (in any case) has its values merged. */
+export function mergedAttributes(attributes: readonly Attribute[]): Attribute[] {
+  return groupAttributes(attributes.flatMap(({ name, values }) => values.map((value) => ({ name, value }))));
+}
+
 /** A copy with the attribute of this description replaced (or added, or removed when no values). */
 export function withAttribute(entry: Entry, name: string, newValues: readonly Buffer[]): Entry {
   const key = attributeKey(name);

@@ -15,9 +15,9 @@
  * read again, until none is new. When such a lock is not free (a write to the new entry is
  * running), every lock is let go and all are taken again with it, up to LOCK_ATTEMPTS times
  * (then busy). The groups naming the subtree are read again under the locks the same way: one
- * that moved to a new DN meanwhile names the subtree from there. Holding them, no entry can be added below, renamed or deleted inside the
- * subtree (an add takes its parent's lock, a rename and a delete the entry's), and nothing is
- * left behind.
+ * that moved to a new DN meanwhile names the subtree from there. Holding them, no entry can be
+ * added below, renamed or deleted inside the subtree (an add takes its parent's lock, a rename
+ * and a delete the entry's), and nothing is left behind.
  *
  * Limits: more than `maxEntries` entries (the renamed one included) is unwillingToPerform,
  * more than `maxGroups` groups to rewrite is adminLimitExceeded (groups.ts), both before any

@@ -19,7 +19,7 @@
  * which is allowed (a member DN need not exist).
  */
 import { formatDn, parseDn, type Dn, type Rdn } from './dn.js';
-import { groupAttributes, type Entry } from './entry.js';
+import { mergedAttributes, type Entry } from './entry.js';
 import { DirectoryError } from './errors.js';
 import { checkRefintGroups, withoutMember } from './groups.js';
 import { ancestorKeys, inSubtree } from './keys.js';
@@ -96,7 +96,7 @@ function keysOf(dn: Dn): [string, string] {
  */
 export async function addEntry(store: DirectoryStore, entry: Entry, options: AddEntryOptions): Promise<Entry> {
   const dn = parseDn(entry.dn);
-  const attributes = groupAttributes(entry.attributes.flatMap(({ name, values }) => values.map((value) => ({ name, value }))));
+  const attributes = mergedAttributes(entry.attributes);
   for (const { name, values } of attributes) {
     checkWritableAttribute(name);
     checkValues(name, values);

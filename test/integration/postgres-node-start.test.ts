@@ -32,6 +32,18 @@ function recordingLog(): ApplierLog & { readonly warnings: string[] } {
   return { warnings, info: () => {}, warn: (_details, message) => warnings.push(message), error: (_details, message) => warnings.push(message) };
 }
 
+/** Starts a node's applier on `store` through `slot` (copying or resuming), stops it; what it warned of. */
+async function startedOnce(store: DirectoryStore, url: string, slot: string): Promise<string[]> {
+  const log = recordingLog();
+  const applier = new Applier(store, url, slot, log);
+  try {
+    await applier.start();
+  } finally {
+    await applier.stop();
+  }
+  return log.warnings;
+}
+
 /** The store's rows: the base entry, ou=People and USERS people, inserted as a node would write them. */
 async function populate(url: string): Promise<void> {
   const client = new pg.Client({ connectionString: url });
@@ -81,16 +93,10 @@ describe('a node of a PostgreSQL store starting on its --data (applier.ts)', { s
       await assert.rejects(cut.start(), /the node died here/);
       await cut.stop();
       assert.ok(await store.hasEntries(), 'the first batch of the copy is in the LevelDB');
-      const log = recordingLog();
-      const again = new Applier(store, cluster.url, 'leveldap_cut', log);
-      try {
-        await again.start();
-      } finally {
-        await again.stop();
-      }
+      const warnings = await startedOnce(store, cluster.url, 'leveldap_cut');
       assert.equal(await store.countEntries(), USERS + 2, 'every entry copied once');
       assert.ok(await store.get(`uid=user.${USERS - 1},ou=People,${BASE}`));
-      assert.ok(log.warnings.some((warning) => /copied again/.test(warning)), log.warnings.join('\n'));
+      assert.ok(warnings.some((warning) => /copied again/.test(warning)), warnings.join('\n'));
     } finally {
       await store.close();
       await dir.remove();
@@ -116,15 +122,9 @@ describe('a node of a PostgreSQL store starting on its --data (applier.ts)', { s
       await admin.query('CHECKPOINT');
       const slot = await admin.query<{ wal_status: string }>("SELECT wal_status FROM pg_replication_slots WHERE slot_name = 'leveldap_invalidated'");
       assert.equal(slot.rows[0]?.wal_status, 'lost', 'the slot is invalidated');
-      const log = recordingLog();
-      const again = new Applier(store, cluster.url, 'leveldap_invalidated', log);
-      try {
-        await again.start();
-      } finally {
-        await again.stop();
-      }
+      const warnings = await startedOnce(store, cluster.url, 'leveldap_invalidated');
       assert.equal(await store.countEntries(), USERS + 2, 'every entry copied');
-      assert.ok(log.warnings.some((warning) => /invalidated/.test(warning) && /copied again/.test(warning)), log.warnings.join('\n'));
+      assert.ok(warnings.some((warning) => /invalidated/.test(warning) && /copied again/.test(warning)), warnings.join('\n'));
       const now = await admin.query<{ wal_status: string }>("SELECT wal_status FROM pg_replication_slots WHERE slot_name = 'leveldap_invalidated'");
       assert.notEqual(now.rows[0]?.wal_status, 'lost', 'a new slot');
     } finally {

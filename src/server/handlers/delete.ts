@@ -16,8 +16,9 @@ import { refuseMadeEntryWrite } from './made-entries.js';
 export async function remove(request: DeleteRequest, context: OperationContext): Promise<Reply> {
   const { server, session } = context;
   const dn = parseDn(request.dn);
-  refuseMadeEntryWrite('delete', normalizeDn(dn));
-  requireAccess(session, server.config, normalizeDn(dn), 'writeEntry');
+  const normalized = normalizeDn(dn);
+  refuseMadeEntryWrite('delete', normalized);
+  requireAccess(session, server.config, normalized, 'writeEntry');
   const controls = WriteControls.of(request, session, () => server.store.hasChildren(dn));
   await deleteEntry(server.store, dn, { actor: session.dn, maxRefintGroups: server.config.limits.maxRefintGroups, check: controls.before });
   return { code: ResultCode.success, controls: await controls.response() };

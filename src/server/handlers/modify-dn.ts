@@ -25,8 +25,9 @@ function parseNewRdn(text: string) {
 export async function modifyDn(request: ModifyDnRequest, context: OperationContext): Promise<Reply> {
   const { server, session } = context;
   const dn = parseDn(request.dn);
-  refuseMadeEntryWrite('modifyDn', normalizeDn(dn));
-  requireAccess(session, server.config, normalizeDn(dn), 'writeEntry');
+  const normalized = normalizeDn(dn);
+  refuseMadeEntryWrite('modifyDn', normalized);
+  requireAccess(session, server.config, normalized, 'writeEntry');
   const newRdn = parseNewRdn(request.newRdn);
   const newSuperior = request.newSuperior === undefined ? undefined : parseDn(request.newSuperior);
   const controls = WriteControls.of(request, session, () => server.store.hasChildren(dn));

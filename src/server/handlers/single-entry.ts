@@ -4,11 +4,10 @@
  * 4528, as OpenLDAP tests it), else the entry if it matches the filter, with its user attributes
  * for '*' (or none named), its operational ones for '+', and any asked for by name.
  */
-import { attributeType, typeKey, type Entry } from '../../store/index.js';
+import { attributeType, DirectoryError, typeKey, type Entry } from '../../store/index.js';
 import { ResultCode, encodeSearchEntry } from '../../protocol/index.js';
 import { matches } from '../filter/index.js';
 import { assertionOf } from '../assertion.js';
-import { DirectoryError } from '../../store/index.js';
 import type { SearchRequest } from '../../protocol/types.js';
 import { parseSelection, type Selection } from '../attributes.js';
 import type { OperationContext, Reply } from '../context.js';

@@ -1,5 +1,5 @@
 /** Index maintenance: the index keys an entry contributes, written and removed with it. */
-import type { Entry } from './entry.js';
+import type { Attribute, Entry } from './entry.js';
 import { normalizeValue } from './normalize.js';
 import { attributeType, typeKey } from './schema.js';
 import { equalityKey } from './keys.js';
@@ -25,18 +25,27 @@ export function indexKeys(entry: Entry, key: string, indexed: ReadonlySet<string
   return [...keys];
 }
 
+/** Same description, same values in the same order: the same index keys. */
+function sameAttribute(attribute: Attribute, other: Attribute | undefined): boolean {
+  if (other === attribute) return true;
+  if (other === undefined || other.name !== attribute.name || other.values.length !== attribute.values.length) return false;
+  return attribute.values.every((value, i) => value.equals(other.values[i]!));
+}
+
 /**
  * The indexed types whose attributes differ between the two versions of an entry. A change
- * carries the attributes it leaves alone over as the same objects (working-entry.ts), and a type
- * whose attributes are all the same objects in both versions has the same index keys in both.
+ * carries the attributes it leaves alone over as the same objects (working-entry.ts); a node
+ * applying PostgreSQL's rows decodes both versions apart, so an attribute also counts as kept
+ * when the other version has one of the same description with the same values. A type each of
+ * whose attributes is kept, both ways, has the same index keys in both versions.
  */
 function changedIndexedTypes(indexed: ReadonlySet<string>, before: Entry, after: Entry): Set<string> {
   const changed = new Set<string>();
   const addDiffering = (from: Entry, other: Entry): void => {
-    const kept = new Set(other.attributes);
+    const byName = new Map(other.attributes.map((attribute) => [attribute.name, attribute]));
     for (const attribute of from.attributes) {
       const type = typeKey(attribute.name);
-      if (!kept.has(attribute) && indexed.has(type)) changed.add(type);
+      if (indexed.has(type) && !changed.has(type) && !sameAttribute(attribute, byName.get(attribute.name))) changed.add(type);
     }
   };
   addDiffering(before, after);

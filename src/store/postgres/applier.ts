@@ -26,6 +26,7 @@ import { localBatch, settingOps, type EntryRow } from './changes.js';
 import { ApplyQueue, type Written } from './apply-queue.js';
 import { formatLsn, parseLsn } from './lsn.js';
 import { ENTRIES, MESSAGE_PREFIX, PUBLICATION, SETTINGS, storeIdentity } from './schema.js';
+import { tokensOf } from './statements.js';
 
 /** What the applier needs of the node's LevelDB (a DirectoryStore). */
 export interface LocalCopy {
@@ -90,7 +91,11 @@ function acknowledge(service: LogicalReplicationService | undefined, position: b
   void service?.acknowledge(formatLsn(position > 0n ? position - 1n : 0n), ping);
 }
 
-/** pgoutput, counting the stream's messages as they arrive (before they wait their turn to be applied). */
+/**
+ * pgoutput, counting the stream's messages as they arrive (before they wait their turn to be
+ * applied), its columns in binary: a record comes as its bytes, not as hex text decoded again
+ * here (PostgreSQL 14 and later; the store already needs 14 for `messages`).
+ */
 class CountingPlugin extends PgoutputPlugin {
   constructor(private readonly arrived: () => void) {
     super({ protoVersion: 1, publicationNames: [PUBLICATION], messages: true });
@@ -100,6 +105,23 @@ class CountingPlugin extends PgoutputPlugin {
     this.arrived();
     return super.parse(buffer);
   }
+
+  override start(client: pg.Client, slot: string, position: string): Promise<unknown> {
+    return client.query(`START_REPLICATION SLOT "${slot}" LOGICAL ${position} (proto_version '1', publication_names '${PUBLICATION}', messages 'true', binary 'true')`);
+  }
+}
+
+/** A text column as the binary stream brings it (its UTF-8 bytes). */
+function text(value: unknown): string {
+  return Buffer.isBuffer(value) ? value.toString('utf8') : String(value);
+}
+
+/**
+ * A bytea column's bytes, copied: the stream's values are views into pg's read buffer, which its
+ * next read may write over while the transaction still waits in the queue.
+ */
+function bytes(value: unknown): Buffer {
+  return Buffer.from(value as Uint8Array);
 }
 
 /**
@@ -419,8 +441,8 @@ export class Applier {
         return;
       case 'message':
         if (message.prefix !== MESSAGE_PREFIX) return;
-        if (message.transactional && transaction) transaction.tokens.push(Buffer.from(message.content).toString());
-        else await this.mark(Buffer.from(message.content).toString());
+        if (message.transactional && transaction) transaction.tokens.push(...tokensOf(message.content));
+        else for (const token of tokensOf(message.content)) await this.mark(token);
         return;
       case 'commit':
         this.transaction = undefined;
@@ -434,13 +456,13 @@ export class Applier {
   }
 
   private row(transaction: Transaction, table: string, row: Record<string, unknown>): void {
-    if (table === ENTRIES) transaction.entries.set(String(row.key), { record: row.record as Buffer, suffix: row.parent === null });
-    else if (table === SETTINGS) transaction.settings.set(String(row.name), String(row.value));
+    if (table === ENTRIES) transaction.entries.set(text(row.key), { record: bytes(row.record), suffix: row.parent === null });
+    else if (table === SETTINGS) transaction.settings.set(text(row.name), text(row.value));
   }
 
   private removed(transaction: Transaction, table: string, key: Record<string, unknown>): void {
-    if (table === ENTRIES) transaction.entries.set(String(key.key), null);
-    else if (table === SETTINGS) transaction.settings.set(String(key.name), null);
+    if (table === ENTRIES) transaction.entries.set(text(key.key), null);
+    else if (table === SETTINGS) transaction.settings.set(text(key.name), null);
   }
 
   /** A mark outside any transaction: resolved once everything the stream brought before it is written. */

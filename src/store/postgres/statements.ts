@@ -34,9 +34,20 @@ export function tokenStatement(token: string): string {
   return tokensStatement([token]);
 }
 
-/** The messages carrying the tokens of the writes committed together (commit-batch.ts), in one statement. */
+/** Between the tokens of one message (a token holds the slot's name, a hex part and numbers: no space). */
+const TOKEN_SEPARATOR = ' ';
+
+/**
+ * The message carrying the tokens of the writes committed together (commit-batch.ts): one for
+ * them all, so the stream brings one message a transaction, not one a write.
+ */
 export function tokensStatement(tokens: readonly string[]): string {
-  return `SELECT ${tokens.map((token) => `pg_logical_emit_message(true, ${text(MESSAGE_PREFIX)}, ${text(token)})`).join(', ')}`;
+  return `SELECT pg_logical_emit_message(true, ${text(MESSAGE_PREFIX)}, ${text(tokens.join(TOKEN_SEPARATOR))})`;
+}
+
+/** The tokens a message carries (tokensStatement). */
+export function tokensOf(content: Uint8Array): string[] {
+  return Buffer.from(content.buffer, content.byteOffset, content.byteLength).toString('utf8').split(TOKEN_SEPARATOR);
 }
 
 /** The statements that change the rows: deletes, updates (entries the copy has), inserts, settings. */

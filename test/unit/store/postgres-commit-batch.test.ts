@@ -19,6 +19,7 @@ import type { Applier } from '../../../src/store/postgres/applier.js';
 import { DirectoryError, StaleCopy } from '../../../src/store/errors.js';
 import { STALE_ROW } from '../../../src/store/postgres/schema.js';
 import { entryKey } from '../../../src/store/keys.js';
+import { tokensOf as messageTokens } from '../../../src/store/postgres/statements.js';
 
 const record = (text: string): Buffer => Buffer.from(text);
 
@@ -57,7 +58,8 @@ function fakePool(): { connect: () => Promise<pg.PoolClient>; sent: Sent[]; rele
 const refused = (code: string): Error & { code?: string } => Object.assign(new pg.DatabaseError(`refused ${code}`, 0, 'error'), { code });
 /** Lets pending promise callbacks run. */
 const settle = () => new Promise((resolve) => setImmediate(resolve));
-const tokensOf = (text: string): string[] => [...text.matchAll(/'leveldap', '([^']+)'/g)].map((match) => match[1]!);
+/** The tokens of the logical decoding messages in a statement's text, as the applier reads them. */
+const tokensOf = (text: string): string[] => [...text.matchAll(/'leveldap', '([^']+)'/g)].flatMap((match) => messageTokens(Buffer.from(match[1]!)));
 
 /**
  * A write to `a` sent alone and committed; the writes of `keys`, which arrived meanwhile, sent
@@ -247,6 +249,7 @@ test('transactionText: one lock of every write\'s entries in key order, their to
   assert.equal(statements.at(-1), 'COMMIT');
   assert.match(statements[1]!, /leveldap_lock_equal\(ARRAY\['dc=x', 'uid=a,dc=x', 'uid=b,dc=x', 'uid=new,dc=x'\]::text\[\], ARRAY\['d-parent', 'd-uid=a,dc=x', 'd-uid=b,dc=x', NULL\]::text\[\], true\)/);
   assert.deepEqual(tokensOf(statements[2]!), ['t-uid=b,dc=x', 't-insert', 't-uid=a,dc=x']);
+  assert.equal(text.split('pg_logical_emit_message').length, 2, 'one message carries every token');
   assert.equal(statements.filter((statement) => statement.startsWith('UPDATE')).length, 1);
   assert.match(text, /UPDATE .*'uid=b,dc=x'.*'uid=a,dc=x'/);
   assert.match(text, /INSERT INTO leveldap_entries \(key, parent, record\) VALUES \('uid=new,dc=x', /);

@@ -15,7 +15,7 @@ export { values, findAttribute, hasAttribute, groupAttributes, withAttribute, ty
 export { EntryRecord } from './entry-record.js';
 export { KEEP_NONE, type KeepName } from './codec.js';
 export { normalizeDn, normalizeLeafRdn, normalizeRdn, normalizeValue } from './normalize.js';
-export { attributeType, attributeKey, typeKey, type AttributeType } from './schema.js';
+export { attributeType, attributeKey, isKnownType, typeKey, type AttributeType } from './schema.js';
 export { DEFAULT_INDEXES } from './indexes.js';
 export { SharedSlots, fnv1a } from './mutex.js';
 export { WriteGate } from './write-gate.js';

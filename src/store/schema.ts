@@ -52,6 +52,11 @@ export function validDescription(description: string): boolean {
   return DESCRIPTION.test(description);
 }
 
+/** Whether the schema in force defines the description's type (by any name or OID). */
+export function isKnownType(description: string): boolean {
+  return currentSchema().attributeType(baseName(description)) !== undefined;
+}
+
 /** The attribute type part of a description: 'cn;lang-en' -> 'cn'; 'OID.2.5.4.3' -> '2.5.4.3'. */
 function baseName(description: string): string {
   const semicolon = description.indexOf(';');

@@ -366,6 +366,14 @@ describe('leveldap serve with the OpenLDAP clients', { skip }, () => {
         (entry) => lower(entry, 'objectclass').includes('inetorgperson') && !['user.1', 'user.2'].includes(lower(entry, 'uid')[0] ?? ''));
     });
 
+    test('a type the schema does not know is Undefined (RFC 4511 4.5.1.7, as slapd): NOT of it matches nothing', async () => {
+      for (const filter of ['(fooBar=x)', '(!(fooBar=x))', '(fooBar=*)', '(!(fooBar=*))', '(fooBar>=a)', '(fooBar=x*)', '(!(fooBar:caseIgnoreMatch:=x))']) {
+        assert.equal(await expectFilter(filter, () => false), 0, filter);
+      }
+      assert.equal(await expectFilter('(|(fooBar=x)(uid=user.42))', (entry) => lower(entry, 'uid').includes('user.42')), 1);
+      await expectFilter('(&(objectClass=person)(!(fooBar=x)))', () => false);
+    });
+
     test('extensible: uid:caseExactMatch:= (exact case only), ou:dn:=People', async () => {
       assert.equal(await expectFilter('(uid:caseExactMatch:=user.5)', (entry) => valuesOf(entry, 'uid').includes('user.5')), 1);
       assert.equal(await expectFilter('(uid:caseExactMatch:=USER.5)', () => false), 0);
@@ -483,6 +491,12 @@ describe('leveldap serve with the OpenLDAP clients', { skip }, () => {
     test('attribute absent from the entry: exit 16 (noSuchAttribute)', async () => {
       const result = await compare(userDn(3), 'carLicense:ABC-123');
       assert.equal(result.code, 16, result.stderr);
+    });
+
+    test('a type the schema does not know: exit 17 (undefinedAttributeType), as slapd', async () => {
+      const result = await compare(userDn(3), 'fooBar:x');
+      assert.equal(result.code, 17, result.stderr);
+      assert.match(result.stdout + result.stderr, /attribute type undefined/);
     });
 
     test('no such entry: exit 32', async () => {

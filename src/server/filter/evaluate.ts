@@ -11,8 +11,15 @@
  */
 import { parseDn, type Ava } from '../../store/dn.js';
 import { values, type Attribute, type Entry } from '../../store/entry.js';
-import { attributeType, typeKey } from '../../store/schema.js';
+import { attributeType, isKnownType, typeKey } from '../../store/schema.js';
 import { attributeValues, validDescription } from './attributes.js';
+
+/**
+ * Whether an item may name this description: well formed, and a type the schema defines. Any
+ * other is Undefined (RFC 4511 4.5.1.7, as slapd): so `(!(fooBar=x))` matches nothing, as it
+ * does on slapd, where evaluated as a string it matched every entry.
+ */
+const usable = (description: string): boolean => validDescription(description) && isKnownType(description);
 import { membershipKind, type MembershipTest } from './membership.js';
 import { matchingRule } from './rules.js';
 import type { Filter } from '../../protocol/filter.js';
@@ -185,7 +192,7 @@ function valuesOf(description: string): ValuesOf {
  * The values' forms are shared with every item of the filter on the same description and form.
  */
 function valueAssertion(description: string, formTest: FormTest | undefined): Test {
-  if (!validDescription(description) || !formTest) return UNDEFINED;
+  if (!usable(description) || !formTest) return UNDEFINED;
   const key = `${formTest.form}\0${description}`;
   const valuesKey = selectedKey(description);
   const read = valuesOf(description);
@@ -218,7 +225,7 @@ function substrings(filter: Item<'substrings'>): Test {
 
 /** The entry has the attribute; `(objectClass=*)` is TRUE for every entry. */
 function present(filter: Item<'present'>): Test {
-  if (!validDescription(filter.attribute)) return UNDEFINED;
+  if (!usable(filter.attribute)) return UNDEFINED;
   if (!filter.attribute.includes(';') && typeKey(filter.attribute) === 'objectclass') return () => true;
   const key = selectedKey(filter.attribute);
   const read = valuesOf(filter.attribute);
@@ -237,7 +244,7 @@ function extensible(filter: Item<'extensible'>): Test {
 }
 
 function extensibleValueTest(filter: Item<'extensible'>): ValueTest | undefined {
-  if (filter.attribute !== undefined && !validDescription(filter.attribute)) return undefined;
+  if (filter.attribute !== undefined && !usable(filter.attribute)) return undefined;
   if (filter.matchingRule !== undefined) return matchingRule(filter.matchingRule)?.prepare(filter.value);
   return filter.attribute === undefined ? undefined : equalityTest(attributeType(filter.attribute), filter.value);
 }

@@ -1,8 +1,8 @@
 /**
  * Compare (RFC 4511 4.10): compareTrue or compareFalse by the attribute's equality rule; memberOf
- * computed. With the assertion control, only when the entry matches it (assertionFailed, 122, otherwise).
+ * computed; a type the schema does not know refused first (undefinedAttributeType, as slapd). With the assertion control, only when the entry matches it (assertionFailed, 122, otherwise).
  */
-import { attributeType, dnKey, normalizeDn, parseDn, values } from '../../store/index.js';
+import { attributeType, dnKey, isKnownType, normalizeDn, parseDn, values } from '../../store/index.js';
 import { ResultCode } from '../../protocol/index.js';
 import { matches } from '../filter/index.js';
 import type { CompareRequest } from '../../protocol/types.js';
@@ -16,6 +16,7 @@ export async function compare(request: CompareRequest, context: OperationContext
   const { store, config } = context.server;
   requireAccess(context.session, config, '', 'readEntry');
   const dn = parseDn(request.dn);
+  if (!isKnownType(request.attribute)) return { code: ResultCode.undefinedAttributeType, message: 'attribute type undefined' };
   const assertion = assertionOf(request);
   const stored = await store.require(dn);
   if (assertion) await requireAssertion(assertion, stored, context.session, () => store.hasChildren(dn));

@@ -36,10 +36,10 @@ async function inTempDir(body: (dir: string) => Promise<void>): Promise<void> {
 
 const UNFINISHED = 'the last import-ldif into this database did not finish: it holds what was written before it stopped';
 
-/** Starts serve on DIR/db until it listens, and stops it; its log records. */
-async function serveOnce(dir: string): Promise<LogRecord[]> {
+/** Starts serve on DIR/db (with more `args`) until it listens, and stops it; its log records. */
+async function serveOnce(dir: string, args: string[] = []): Promise<LogRecord[]> {
   await writeFile(join(dir, 'admin-password'), 'secret-admin');
-  const server = await startLeveldap({ dir });
+  const server = await startLeveldap({ dir, args });
   try {
     return logRecords(server);
   } finally {
@@ -432,6 +432,33 @@ describe('import-ldif killed while it writes', () => {
       assert.equal(more.code, 0, more.stderr);
       assert.match(more.stderr, /an earlier import into .* did not finish/);
       assert.ok(!(await serveOnce(dir)).some((record) => record['msg'] === UNFINISHED), 'an import that ended removed the mark');
+    });
+  });
+});
+
+const SCHEMA_CHANGED = /the schema in force maps attribute types otherwise than when this database was loaded/;
+
+describe('the schema a database was loaded with', () => {
+  test('serve and import-ldif under a schema that maps a type otherwise name the types; the same schema says nothing', async () => {
+    await inTempDir(async (dir) => {
+      const schema = join(dir, 'tags.schema');
+      await writeFile(schema, [
+        "attributetype ( 1.3.6.1.4.1.99999.1.1 NAME 'deviceTag' EQUALITY caseExactMatch SYNTAX 1.3.6.1.4.1.1466.115.121.1.15 )",
+        "objectclass ( 1.3.6.1.4.1.99999.2.1 NAME 'taggedThing' SUP top STRUCTURAL MUST deviceTag )", '',
+      ].join('\n'));
+      const loaded = await importLdif(dir, `dn: ${BASE_DN}\nobjectClass: domain\ndc: example\n\ndn: deviceTag=AbC,${BASE_DN}\nobjectClass: taggedThing\ndeviceTag: AbC\n`, ['--schema', schema]);
+      assert.equal(loaded.code, 0, loaded.stderr);
+      assert.doesNotMatch(loaded.stderr, SCHEMA_CHANGED);
+      const warnings = (records: LogRecord[]) => records.filter((record) => SCHEMA_CHANGED.test(String(record['msg'])));
+      assert.deepEqual(warnings(await serveOnce(dir, ['--schema', schema])), [], 'served with the schema it was loaded with');
+      // Without the file, deviceTag is unknown (a caseIgnore string): the entry's DN no longer leads to its key.
+      const [warning] = warnings(await serveOnce(dir));
+      assert.ok(warning, 'serve warns');
+      assert.deepEqual(warning['types'], ['1.3.6.1.4.1.99999.1.1', 'devicetag']);
+      const more = await importLdif(dir, `dn: ou=More,${BASE_DN}\nobjectClass: organizationalUnit\nou: More\n`);
+      assert.equal(more.code, 0, more.stderr);
+      assert.match(more.stderr, SCHEMA_CHANGED);
+      assert.match(more.stderr, /devicetag/);
     });
   });
 });

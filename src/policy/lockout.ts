@@ -150,12 +150,14 @@ export class Lockout {
     if (account) this.recall(key, account.dn, account.entry);
     const inFlight = this.inFlight.get(key) ?? 0;
     const queue = this.waiting.get(key);
-    if (queue === undefined && inFlight + this.recentFailures(key, this.now()).length < this.policy.maxFailures) {
+    // Nothing being verified: one attempt whatever the failures. Only a lock refuses a password
+    // (the draft's pwdAccountLockedTime); failures at the limit with no lock in force come from an
+    // admin's write (a lock back-dated past its duration, failure times written): the right
+    // password binds, and a wrong one locks.
+    if (queue === undefined && (inFlight === 0 || inFlight + this.recentFailures(key, this.now()).length < this.policy.maxFailures)) {
       this.inFlight.set(key, inFlight + 1);
       return true;
     }
-    // Nothing being verified: the failures alone use up the attempts (the lock is set as they do; defensive).
-    if (inFlight === 0 && queue === undefined) return false;
     return new Promise((resolve) => {
       if (queue) queue.push(resolve);
       else this.waiting.set(key, [resolve]);
@@ -259,6 +261,15 @@ export class Lockout {
         this.clearing.delete(key);
       }
     });
+  }
+
+  /**
+   * The account's password was changed (its pwdFailureTime removed in that write): the failures
+   * counted in memory go too, as ppolicy forgets them. A lock stays (it is the entry's).
+   */
+  passwordChanged(key: string): void {
+    if (this.failures.delete(key)) this.store.sharedFailures?.cleared(key);
+    this.evicting.delete(key); // a write of them still to come skips itself
   }
 
   /** One attempt of the account fewer; the attempts now free go to the binds waiting, in order, or all are refused if the lock is being written. */

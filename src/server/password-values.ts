@@ -10,7 +10,7 @@
  * many changes carry them), so one request cannot queue thousands of costly hashes, and its
  * entry holds one value at most, so a bind never has many of its values to verify.
  */
-import { DirectoryError, typeKey, values, type Entry, type Modification } from '../store/index.js';
+import { generalizedTime, DirectoryError, typeKey, values, type Entry, type Modification, type Rdn } from '../store/index.js';
 import type { ServerContext } from './context.js';
 import type { Identity } from './access.js';
 import { verifiedValues } from '../policy/verified-values.js';
@@ -93,4 +93,28 @@ export async function passwordsToStore(values: readonly Buffer[], writer: Identi
 /** The values to store for an attribute a client writes: userPassword's through {@link passwordsToStore}, others as they are. */
 export function valuesToStore(attribute: string, values: readonly Buffer[], writer: Identity, server: ServerContext): readonly Buffer[] | Promise<Buffer[]> {
   return typeKey(attribute) === 'userpassword' ? passwordsToStore(values, writer, server) : values;
+}
+
+/**
+ * What a password change writes beside the password, as ppolicy does: pwdChangedTime, and the
+ * failed binds' records removed (failures against the old password do not count against the
+ * new one). `touched`: the types the request itself writes, left as it writes them.
+ */
+export function passwordChangeRecords(now: Date, touched: ReadonlySet<string> = new Set()): Modification[] {
+  const records: Modification[] = [
+    { op: 'replace', attribute: 'pwdChangedTime', values: [Buffer.from(generalizedTime(now))] },
+    { op: 'replace', attribute: 'pwdFailureTime', values: [] },
+  ];
+  return records.filter((record) => !touched.has(typeKey(record.attribute)));
+}
+
+/**
+ * A password may not name an entry: an RDN's value is the entry's too, so it would be stored as
+ * written (never hashed, never checked against the quality rules), and a DN is readable by
+ * anyone who can see the entry. OpenLDAP takes it; leveldap refuses it (unwillingToPerform).
+ */
+export function refusePasswordInRdn(rdn: Rdn): void {
+  if (rdn.some((ava) => typeKey(ava.type) === 'userpassword')) {
+    throw new DirectoryError('unwillingToPerform', 'userPassword may not be a naming attribute: in a DN it would be stored in clear, readable by anyone');
+  }
 }

@@ -255,7 +255,7 @@ export async function startServer(options: StartOptions): Promise<Started> {
     await warnOfUnfinishedLoad(store, options.dataDir, log);
     await warnOfSchemaChanges(store, options.dataDir, log);
     node = options.postgres?.url === undefined ? undefined : await openPostgresNode(options.postgres.url, store, log, options.postgres);
-    const admin = await loadAdminPassword(store, options.registry, settings.defaultScheme, options.adminPassword);
+    const admin = await loadAdminPassword(store, options.registry, settings.defaultScheme, options.adminPassword, policyParams(options.registry, settings.defaultScheme, settings));
     const seed = await contextSeed(options, settings, admin.stored, store, threads);
     log.info({ policy: settings }, 'password policy');
     log.info({ pbkdf2: pbkdf2Backends(), ...(pbkdf2AddonError !== undefined && { pbkdf2Addon: pbkdf2AddonError }) }, 'PBKDF2 backends');

@@ -54,6 +54,8 @@ export interface AddEntryOptions extends WriteOptions {
 export interface ModifyOptions extends WriteOptions {
   /** Runs on the entry the changes give, under the lock, before it is written (e.g. a cap on its values). */
   readonly checkResult?: (entry: Entry) => void;
+  /** Modifications the server makes with the client's (a password change's pwdChangedTime): applied after them, not checked as a client's. */
+  readonly records?: readonly Modification[];
 }
 
 /** Groups one delete or rename may update for referential integrity: serve's --max-refint-groups default. */
@@ -112,7 +114,7 @@ export async function modifyEntry(store: DirectoryStore, dn: Dn, modifications: 
   return store.retrying(() => store.locks.run([key], async (held) => {
     const before = await store.require(dn, `entry ${formatDn(dn)} does not exist`);
     await options.check?.(before);
-    const changed = modified(before, modifications);
+    const changed = modified(before, [...modifications, ...(options.records ?? [])]);
     const after = withModificationAttributes(withStructuralClass(changed, checkClientEntry(changed, before)), options.actor);
     options.checkResult?.(after);
     await rewrite(store, key, before, after, options.sync ?? true, held);

@@ -157,6 +157,18 @@ describe('leveldap serve: Password Modify and passwords on write', { skip }, () 
     });
   });
 
+  describe('userPassword in a DN', () => {
+    test('refused as a naming attribute (53), by an add or a modify DN: it would be stored in clear and readable by anyone (review 2026-12-08)', async () => {
+      const add = await tool('ldapadd', [], admin, `dn: cn=svc+userPassword=ClearInRdn1,ou=People,dc=example,dc=com\nobjectClass: person\ncn: svc\nsn: svc\n`);
+      assert.equal(add.code, 53, add.stdout + add.stderr);
+      assert.match(add.stderr, /userPassword may not be a naming attribute/);
+      const rename = await tool('ldapmodrdn', [userDn(5), 'uid=user.5+userPassword=cleartext99'], admin);
+      assert.equal(rename.code, 53, rename.stdout + rename.stderr);
+      const found = await tool('ldapsearch', ['-LLL', '-b', 'ou=People,dc=example,dc=com', '(userPassword=*)', '1.1'], admin);
+      assert.doesNotMatch(found.stdout, /userPassword=/i, 'no entry is named by a password');
+    });
+  });
+
   describe('the extended operation itself', () => {
     test('the root DSE announces it', async () => {
       const result = await tool('ldapsearch', ['-LLL', '-b', '', '-s', 'base', '(objectClass=*)', 'supportedExtension']);

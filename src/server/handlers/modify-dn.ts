@@ -2,7 +2,7 @@
  * Modify DN (RFC 4511 4.9), for the admin: a new RDN (its values added, the old ones removed with
  * deleteoldrdn) and optionally a new superior; the entries below move with it, up to
  * --max-subtree-rename entries in all (unwillingToPerform beyond). The new name must be free
- * (entryAlreadyExists), the new superior must exist (noSuchObject). The groups naming the entry
+ * (entryAlreadyExists), the new superior must exist (noSuchObject); userPassword may not name it. The groups naming the entry
  * or any entry below it name their new DNs (referential integrity, up to --max-refint-groups).
  * The assertion control and the pre-read copy see the entry under its lock before the rename; the
  * post-read copy is the entry as renamed (write-controls.ts).
@@ -12,6 +12,7 @@ import { ResultCode } from '../../protocol/index.js';
 import type { ModifyDnRequest } from '../../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
+import { refusePasswordInRdn } from '../password-values.js';
 import { WriteControls } from '../write-controls.js';
 import { refuseMadeEntryWrite } from './made-entries.js';
 
@@ -29,6 +30,7 @@ export async function modifyDn(request: ModifyDnRequest, context: OperationConte
   refuseMadeEntryWrite('modifyDn', normalized);
   requireAccess(session, server.config, normalized, 'writeEntry');
   const newRdn = parseNewRdn(request.newRdn);
+  refusePasswordInRdn(newRdn);
   const newSuperior = request.newSuperior === undefined ? undefined : parseDn(request.newSuperior);
   const controls = WriteControls.of(request, session, () => server.store.hasChildren(dn));
   const renamed = await renameEntry(server.store, dn, { newRdn, deleteOldRdn: request.deleteOldRdn, newSuperior }, {

@@ -4,8 +4,10 @@
  * values added or replaced are hashed on the way in, and new plain-text ones must meet the
  * password policy's quality rules (password-values.ts). A user sets one userPassword value in
  * the whole operation, checked before anything is hashed, and its entry ends with one at most.
- * The admin's unlock (deleting pwdAccountLockedTime) removes pwdFailureTime with it, so that the
- * failures that caused the lock do not count again (lockout.ts counts stored failures). The
+ * The admin's unlock (deleting or replacing pwdAccountLockedTime) removes pwdFailureTime with it,
+ * so that the failures that caused the lock do not count again (lockout.ts counts stored
+ * failures); a password written records pwdChangedTime and removes pwdFailureTime (as ppolicy),
+ * and the lockout's count of the account in memory goes with it. The
  * assertion control and the pre-read copy see the entry under its lock before the changes, the
  * post-read copy is the entry as written (write-controls.ts).
  */
@@ -14,7 +16,7 @@ import { ResultCode } from '../../protocol/index.js';
 import type { Change, ModifyRequest } from '../../protocol/types.js';
 import { requireAccess, writeRightFor } from '../access.js';
 import type { OperationContext, Reply } from '../context.js';
-import { plainPasswords, refuseCurrentPassword, refuseManyPasswords, refuseSecondPassword, valuesToStore } from '../password-values.js';
+import { passwordChangeRecords, plainPasswords, refuseCurrentPassword, refuseManyPasswords, refuseSecondPassword, valuesToStore } from '../password-values.js';
 import { WriteControls } from '../write-controls.js';
 import { refuseMadeEntryWrite } from './made-entries.js';
 
@@ -25,9 +27,9 @@ async function toStore(change: Change, context: OperationContext): Promise<Modif
 
 const touches = (change: Change, type: string) => typeKey(change.attribute) === type;
 
-/** The changes, and with an unlock (pwdAccountLockedTime deleted) that leaves pwdFailureTime alone, its removal. */
+/** The changes, and with an unlock (pwdAccountLockedTime deleted or replaced) that leaves pwdFailureTime alone, its removal. */
 function withUnlock(changes: readonly Change[]): readonly Change[] {
-  const unlocks = changes.some((change) => touches(change, 'pwdaccountlockedtime') && (change.op === 'delete' || (change.op === 'replace' && change.values.length === 0)));
+  const unlocks = changes.some((change) => touches(change, 'pwdaccountlockedtime') && (change.op === 'delete' || change.op === 'replace'));
   if (!unlocks || changes.some((change) => touches(change, 'pwdfailuretime'))) return changes;
   return [...changes, { op: 'replace', attribute: 'pwdFailureTime', values: [] }];
 }
@@ -61,14 +63,18 @@ export async function modify(request: ModifyRequest, context: OperationContext):
   refuseManyPasswords(request.changes, session);
   const controls = WriteControls.of(request, session, () => server.store.hasChildren(dn));
   const modifications = await Promise.all(withUnlock(request.changes).map((change) => toStore(change, context)));
-  const passwords = passwordChecks(passwordWrites(request.changes), context);
+  const writes = passwordWrites(request.changes);
+  const records = writes.length > 0 ? passwordChangeRecords(new Date(), new Set(modifications.map((change) => typeKey(change.attribute)))) : [];
+  const passwords = passwordChecks(writes, context);
   const written = await modifyEntry(server.store, dn, modifications, {
     actor: session.dn,
+    records,
     ...passwords,
     check: async (entry) => {
       await controls.before(entry);
       await passwords.check?.(entry);
     },
   });
+  if (writes.length > 0) server.policy.lockout.passwordChanged(normalized);
   return { code: ResultCode.success, controls: await controls.response(written) };
 }

@@ -13,7 +13,7 @@ import { dnLimitsOf } from '../config.js';
 import type { ExtendedRequest } from '../../protocol/types.js';
 import { requireAccess } from '../access.js';
 import type { OperationContext, Reply, ServerContext } from '../context.js';
-import { matchesCurrent, passwordsToStore, plainPasswords, refuseCurrentPassword } from '../password-values.js';
+import { matchesCurrent, passwordChangeRecords, passwordsToStore, plainPasswords, refuseCurrentPassword } from '../password-values.js';
 
 
 /** The entry whose password changes: userIdentity (a DN, optionally "dn:"-prefixed), else the bound entry. */
@@ -56,11 +56,13 @@ export async function passwordModify(request: ExtendedRequest, context: Operatio
   const { oldPassword } = fields;
   await modifyEntry(server.store, dn, [{ op: 'replace', attribute: 'userPassword', values: [stored!] }], {
     actor: session.dn,
+    records: passwordChangeRecords(new Date()),
     check: async (entry) => {
       if (oldPassword !== undefined) await checkOldPassword(entry, oldPassword, server);
       await refuseCurrentPassword(entry, plainPasswords([newPassword], server), server);
     },
   });
+  server.policy.lockout.passwordChanged(normalizeDn(dn));
   if (generated === undefined) return { code: ResultCode.success };
   return { code: ResultCode.success, responseValue: encodePasswordModifyResponse(generated) };
 }

@@ -590,4 +590,23 @@ describe('lockout: a full map stores failures in the entry, never forgets them (
     await failBind(lockout, 5);
     assert.equal(lockout.isLocked(keyOf(5), suite.store.getSync(dnOf(5))!), true);
   });
+
+  test('failures alone never refuse a bind, only a lock does: a lock the admin back-dated, failure times the admin wrote (review 2026-12-08)', async () => {
+    const { lockout } = lockoutOf({ lockoutDuration: 600 });
+    const failures = [3, 2, 1].map((seconds) => generalizedTime(new Date(Date.now() - seconds * 1000), true));
+    for (const n of [7, 8]) await addEntry(suite.store, person(n, { userPassword: `{SSHA}old-${n}` }), { actor: 'cn=admin' });
+    await updateEntry(suite.store, dnOf(7), () => [
+      { op: 'replace', attribute: 'pwdAccountLockedTime', values: [Buffer.from('20000101000000Z')] },
+      { op: 'replace', attribute: 'pwdFailureTime', values: failures.map((value) => Buffer.from(value)) },
+    ]);
+    await updateEntry(suite.store, dnOf(8), () => [{ op: 'replace', attribute: 'pwdFailureTime', values: failures.map((value) => Buffer.from(value)) }]);
+    for (const n of [7, 8]) {
+      const entry = suite.store.getSync(dnOf(n))!;
+      assert.equal(lockout.isLocked(keyOf(n), entry), false, `user.${n} holds no lock in force`);
+      assert.equal(lockout.reserve(keyOf(n), { dn: dnOf(n), entry }), true, `user.${n}: its right password may be verified`);
+    }
+    lockout.succeeded(dnOf(7), keyOf(7), suite.store.getSync(dnOf(7))!);
+    await lockout.failed(dnOf(8), keyOf(8));
+    assert.equal((await stored(8, 'pwdAccountLockedTime')).length, 1, 'a wrong one locks');
+  });
 });

@@ -7,14 +7,18 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { connect } from 'node:net';
 import { findProgram } from '../../src/harness/slapd.js';
-import { run } from '../../src/harness/run.js';
+import { collect, run } from '../../src/harness/run.js';
 import { sharingUnavailable } from '../../src/server/net/listen-socket.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, parseLdifOutput, RawConnection, valuesOf, type Credentials, type LdifEntry } from '../helpers/ldap-client.js';
-import { bindRequest, exchange } from '../helpers/ldap-requests.js';
+import { bindRequest, exchange, extendedRequest } from '../helpers/ldap-requests.js';
 import { makeTestCertificate } from '../helpers/tls.js';
 import { leveldapBin } from '../helpers/paths.js';
+import { eventually } from '../helpers/eventually.js';
 import { metricsPort, sample, samples, scrape } from '../helpers/metrics.js';
 import { machineMemoryBytes, recordTableMbFor } from '../../src/store/shared-table.js';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -119,6 +123,17 @@ describe('monitoring: cn=Monitor and /metrics', { skip }, () => {
     assert.deepEqual(await scrape(port, '/healthz'), { status: 200, text: 'ok\n' });
     assert.deepEqual(await scrape(port, '/readyz'), { status: 200, text: 'ready\n' });
     assert.equal((await scrape(port, '/nothing')).status, 404);
+  });
+
+  test('a request target that is no URL answers 400, and the server goes on (it exited: review 2026-12-08)', async () => {
+    const answer = await new Promise<string>((resolve, reject) => {
+      const socket = connect(port, '127.0.0.1', () => socket.end('GET http://[/ HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n'));
+      let text = '';
+      socket.setEncoding('utf8').on('data', (chunk: string) => (text += chunk)).on('end', () => resolve(text)).on('error', reject);
+    });
+    assert.match(answer, /^HTTP\/1\.1 400 /);
+    assert.deepEqual(await scrape(port, '/healthz'), { status: 200, text: 'ok\n' });
+    assert.equal(server.process.exitCode, null, 'still running');
   });
 
   test('cn=Monitor read with ldapsearch: operations, binds by scheme, connections, threads, time, database', async () => {
@@ -227,6 +242,44 @@ describe('monitoring: cn=Monitor and /metrics', { skip }, () => {
   });
 });
 
+describe('monitoring: leveldap top when the server goes away or stops answering (review 2026-12-08)', { skip }, () => {
+  const top = (server: LeveldapServer, ...args: string[]) => spawn(process.execPath, [leveldapBin, 'top', '--port', String(server.port), '--password-file', server.adminPasswordFile, '--once', '--json', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const ended = async (child: ReturnType<typeof spawn>) => {
+    const errors = collect(child.stderr!);
+    const [code] = await once(child, 'exit') as [number | null];
+    return { code, stderr: errors() };
+  };
+
+  test('the server gone during the interval: one line naming it, no stack', async () => {
+    const server = await startLeveldap({ users: 5 });
+    try {
+      const child = top(server, '--interval', '5');
+      await new Promise((resolve) => setTimeout(resolve, 2500)); // connected and read once, waiting for its second reading
+      await server.terminate();
+      const { code, stderr } = await ended(child);
+      assert.notEqual(code, 0);
+      assert.match(stderr, /^leveldap: lost 127\.0\.0\.1:\d+: .+\n$/);
+    } finally {
+      await server.stop();
+    }
+  });
+
+  test('a server that stops answering (SIGSTOP): gives up after --timeout, one line', async () => {
+    const server = await startLeveldap({ users: 5 });
+    try {
+      server.process.kill('SIGSTOP');
+      const started = Date.now();
+      const { code, stderr } = await ended(top(server, '--timeout', '1'));
+      assert.notEqual(code, 0);
+      assert.match(stderr, /^leveldap: 127\.0\.0\.1:\d+ did not answer within 1 s\n$/);
+      assert.ok(Date.now() - started < 8000, `${Date.now() - started} ms`);
+    } finally {
+      server.process.kill('SIGCONT');
+      await server.stop();
+    }
+  });
+});
+
 describe('monitoring: --monitor-access', { skip }, () => {
   let users: LeveldapServer;
   let anyone: LeveldapServer;
@@ -280,7 +333,7 @@ describe('monitoring: leveldap top over TLS', { skip }, () => {
     const certificate = await makeTestCertificate(dir);
     ca = certificate.ca;
     server = await startLeveldap({
-      users: 10, args: ['--tls-cert', certificate.cert, '--tls-key', certificate.key, '--ldaps-port', '0', '--require-tls-for-binds'],
+      users: 10, args: ['--tls-cert', certificate.cert, '--tls-key', certificate.key, '--ldaps-port', '0', '--require-tls-for-binds', '--metrics-port', '0'],
     });
   });
   after(async () => {
@@ -289,6 +342,24 @@ describe('monitoring: leveldap top over TLS', { skip }, () => {
   });
 
   const top = (...args: string[]) => run(process.execPath, [leveldapBin, 'top', '--password-file', server.adminPasswordFile, '--once', '--json', '--interval', '0.1', ...args]);
+
+  test('the messages sent count the StartTLS response and a notice of disconnection (review 2026-12-08)', async () => {
+    const sent = async () => {
+      const { text } = await scrape(metricsPort(server));
+      return { messages: sample(text, 'leveldap_sent_messages_total')!, bytes: sample(text, 'leveldap_sent_bytes_total')! };
+    };
+    const before = await sent();
+    const upgrading = await RawConnection.open(server.port);
+    const accepted = await exchange(upgrading, 1, extendedRequest(1, '1.3.6.1.4.1.1466.20037'));
+    assert.equal(accepted.code, 0);
+    upgrading.destroy();
+    const malformed = await RawConnection.open(server.port);
+    malformed.write(Buffer.from([0x30, 0x03, 0x02, 0x01, 0x01, 0xff, 0xff]));
+    assert.ok(await malformed.until(() => malformed.closed, 5000), 'the notice, then closed');
+    malformed.destroy();
+    assert.ok(await eventually(async () => (await sent()).messages === before.messages + 2), `${JSON.stringify(before)} -> ${JSON.stringify(await sent())}`);
+    assert.ok((await sent()).bytes > before.bytes + 20);
+  });
 
   test('StartTLS and LDAPS with the CA trusted (NODE_EXTRA_CA_CERTS); a bind in clear is refused (13)', async () => {
     // The CA through the environment, as an operator trusts a private CA (run() takes no environment: env(1) sets it).

@@ -379,6 +379,22 @@ describe('leveldap serve on a port already in use', { skip }, () => {
       assert.equal(errors(), `leveldap: cannot listen on 192.0.2.1:${port}: no interface of this machine has that address\n`);
     });
 
+    test(`--threads ${threads}: a --metrics-port in use: exit 1 with one line naming it, no stack (review 2026-12-08)`, async () => {
+      const holder = net.createServer();
+      await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+      try {
+        const taken = (holder.address() as net.AddressInfo).port;
+        const { child } = await spawnTwoThreads(dirs, 5, ['--metrics-port', String(taken)], undefined, threads);
+        const errors = collect(child.stderr);
+        child.stdout?.resume();
+        const [code] = await once(child, 'exit') as [number | null];
+        assert.equal(code, 1, errors());
+        assert.equal(errors(), `leveldap: cannot listen on 127.0.0.1:${taken}: address already in use\n`);
+      } finally {
+        holder.close();
+      }
+    });
+
     test(`--threads ${threads}: a host name that does not resolve: exit 1, one line`, async () => {
       const { child, port } = await spawnTwoThreads(dirs, 5, ['--host', 'no-such-host.invalid'], undefined, threads);
       const errors = collect(child.stderr);

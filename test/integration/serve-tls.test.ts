@@ -7,7 +7,9 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { existsSync } from 'node:fs';
 import { readFile, mkdtemp, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import net from 'node:net';
@@ -19,10 +21,10 @@ import { FrameReader } from '../../src/protocol/index.js';
 import { findProgram } from '../../src/harness/slapd.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
 import { ldapTool, Op, parseLdifOutput, parseResponse, RawConnection, valuesOf, type Credentials, type Response } from '../helpers/ldap-client.js';
-import { answer, bindRequest, extendedRequest } from '../helpers/ldap-requests.js';
+import { answer, bindRequest, extendedRequest, withControls } from '../helpers/ldap-requests.js';
 import { makeTestCertificate, type TestCertificate } from '../helpers/tls.js';
-import { leveldapBin } from '../helpers/paths.js';
-import { run } from '../../src/harness/run.js';
+import { fixturePath, leveldapBin } from '../helpers/paths.js';
+import { collect, run } from '../../src/harness/run.js';
 import { eventually } from '../helpers/eventually.js';
 
 interface Messages {
@@ -44,6 +46,8 @@ const allPeople = (messageId: number) =>
   new messages.SearchRequest({ messageId, baseObject: PEOPLE, scope: 'sub', filter: '(objectClass=inetOrgPerson)', attributes: ['*'] }).toBer().buffer;
 
 const TOOLS = ['ldapwhoami', 'ldapsearch', 'openssl'];
+const PYTHON = '/usr/bin/python3';
+const python = existsSync(PYTHON) ? false : 'python3 is missing (it sets a small receive buffer, which Node cannot)';
 const missing = TOOLS.filter((tool) => findProgram(tool) === undefined);
 const skip = missing.length > 0 ? `missing ${missing.join(', ')}: apt-get install ldap-utils openssl` : false;
 
@@ -247,6 +251,19 @@ describe('leveldap serve: TLS', { skip }, () => {
     }
   });
 
+  test('StartTLS with a critical control it does not know answers unavailableCriticalExtension (12) and stays in clear, as slapd (review 2026-12-08)', async () => {
+    const connection = await RawConnection.open(startTlsOnly.port);
+    try {
+      connection.write(withControls(extendedRequest(1, START_TLS), [{ type: '1.2.3.4.5.6', critical: true }]));
+      const answer = await responseTo(connection, 1);
+      assert.equal(answer?.code, 12, JSON.stringify(answer));
+      connection.write(extendedRequest(2, WHO_AM_I));
+      assert.equal((await responseTo(connection, 2))?.code, 0, 'the connection goes on in clear');
+    } finally {
+      connection.destroy();
+    }
+  });
+
   test('StartTLS with a request value answers protocolError', async () => {
     const connection = await RawConnection.open(startTlsOnly.port);
     try {
@@ -404,6 +421,33 @@ describe('leveldap serve: TLS', { skip }, () => {
   });
 });
 
+describe('leveldap serve: StartTLS behind answers the client does not read (review 2026-12-08)', { skip }, () => {
+  let dir: string;
+  let server: LeveldapServer;
+
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'leveldap-tls-stuck-'));
+    const certificate = await makeTestCertificate(dir);
+    server = await startLeveldap({ users: USERS, args: ['--tls-cert', certificate.cert, '--tls-key', certificate.key, '--anonymous-idle-timeout', '2', '--threads', '1', '--log-level', 'debug'] });
+  });
+  after(async () => {
+    await server?.stop();
+    if (dir) await rm(dir, { recursive: true, force: true });
+  });
+
+  test('the accept waiting behind answers the client does not read: the idle timeout still closes the connection (it was held for ever)', { skip: python }, async () => {
+    const client = spawn(PYTHON, [fixturePath('python/starttls_behind_unread.py'), String(server.port), userDn(1)], { stdio: ['ignore', 'pipe', 'inherit'] });
+    try {
+      const output = collect(client.stdout!);
+      assert.ok(await eventually(() => output().startsWith('sent'), 60_000), `the client filled the buffers: ${output()}`);
+      const closed = () => server.logs().some((line) => line.includes('"msg":"connection closed"'));
+      assert.ok(await eventually(closed, 10_000), `closed by the idle timeout (2 s): ${output()}`);
+    } finally {
+      client.kill();
+    }
+  });
+});
+
 describe('leveldap serve: TLS options refused', { skip }, () => {
   let dir: string;
   let certificate: TestCertificate;
@@ -411,6 +455,8 @@ describe('leveldap serve: TLS options refused', { skip }, () => {
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'leveldap-tls-options-'));
     certificate = await makeTestCertificate(dir);
+    const rsa = await run('openssl', ['genpkey', '-algorithm', 'RSA', '-pkeyopt', 'rsa_keygen_bits:2048', '-out', join(dir, 'rsa-key.pem')]);
+    assert.equal(rsa.code, 0, rsa.stderr);
   });
 
   after(async () => {
@@ -435,6 +481,11 @@ describe('leveldap serve: TLS options refused', { skip }, () => {
     {
       what: 'a key that does not match the certificate', args: () => ['--tls-cert', certificate.cert, '--tls-key', join(dir, 'ca-key.pem')],
       message: /cannot use --tls-cert .* with --tls-key .* for TLS: .*mismatch/,
+    },
+    {
+      // OpenSSL's context takes such a pair (it checks a key against a certificate of its own type only); every handshake then failed.
+      what: 'a key of another type than the certificate\'s (RSA for an EC certificate; review 2026-12-08)', args: () => ['--tls-cert', certificate.cert, '--tls-key', join(dir, 'rsa-key.pem')],
+      message: /cannot use --tls-cert .* with --tls-key .* for TLS: the key does not belong to the certificate/,
     },
     {
       what: 'a certificate given as the key', args: () => ['--tls-cert', certificate.cert, '--tls-key', certificate.ca],

@@ -29,6 +29,7 @@ interface TopArgs {
   'use-ssl': boolean;
   'use-starttls': boolean;
   'trust-all': boolean;
+  timeout: number;
 }
 
 /** (objectClass=*): a present filter, BER-encoded. */
@@ -46,7 +47,8 @@ function builder(yargs: Argv): Argv<TopArgs> {
     .option('json', { type: 'boolean', default: false, describe: 'with --once: the view as one JSON object' })
     .option('use-ssl', { type: 'boolean', default: false, describe: 'LDAPS: TLS from the first byte (--port is then the LDAPS port)' })
     .option('use-starttls', { type: 'boolean', default: false, describe: 'StartTLS before binding' })
-    .option('trust-all', { type: 'boolean', default: false, describe: 'accept any server certificate' }) as Argv<TopArgs>;
+    .option('trust-all', { type: 'boolean', default: false, describe: 'accept any server certificate' })
+    .option('timeout', { type: 'number', default: 10, requiresArg: true, describe: 'seconds to wait for the server to answer (connect and bind, each reading)' }) as Argv<TopArgs>;
 }
 
 async function password(args: TopArgs): Promise<Buffer> {
@@ -68,8 +70,8 @@ async function connect(args: TopArgs): Promise<LdapConnection> {
   return connection;
 }
 
-async function read(connection: LdapConnection): Promise<Reading> {
-  const { code, entries } = await connection.searchEntries(MONITOR);
+async function read(connection: LdapConnection, args: TopArgs): Promise<Reading> {
+  const { code, entries } = await answered(connection.searchEntries(MONITOR), args);
   if (code === 50) throw new CliError('cn=Monitor may not be read by this identity (see the server\'s --monitor-access)');
   if (code !== 0) throw new CliError(`reading cn=Monitor failed (result code ${code})`);
   return readingOf(entries, performance.now());
@@ -78,42 +80,68 @@ async function read(connection: LdapConnection): Promise<Reading> {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function once(connection: LdapConnection, args: TopArgs): Promise<void> {
-  const before = await read(connection);
+  const before = await read(connection, args);
   await sleep(args.interval * 1000);
-  const view = viewOf(await read(connection), before);
+  const view = viewOf(await read(connection, args), before);
   process.stdout.write(args.json ? `${JSON.stringify(view)}\n` : renderView(view, `${args.host}:${args.port}`));
 }
 
 async function live(connection: LdapConnection, args: TopArgs): Promise<void> {
   let stopped = false;
   process.once('SIGINT', () => { stopped = true; });
-  let before = await read(connection);
+  let before = await read(connection, args);
   while (!stopped) {
     await sleep(args.interval * 1000);
     if (stopped) break;
-    const now = await read(connection);
+    const now = await read(connection, args);
     logUpdate(renderView(viewOf(now, before), `${args.host}:${args.port}`));
     before = now;
   }
   logUpdate.done();
 }
 
-async function handler(args: TopArgs): Promise<void> {
+/**
+ * The work, or a CliError once the server has not answered for --timeout seconds: a server that
+ * is stopped (not gone) keeps its connection open and says nothing, and top must not wait for ever.
+ */
+async function answered<T>(work: Promise<T>, args: TopArgs): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const silent = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new CliError(`${args.host}:${args.port} did not answer within ${args.timeout} s`)), args.timeout * 1000);
+  });
+  try {
+    return await Promise.race([work, silent]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A connection error in one line: at the start the server cannot be reached; later it was lost. */
+function oneLine(error: unknown, args: TopArgs, connected: boolean): unknown {
+  if (!(error instanceof ConnectionError)) return error;
+  return new CliError(`${connected ? 'lost' : 'cannot reach'} ${args.host}:${args.port}: ${error.message}`);
+}
+
+function checkArgs(args: TopArgs): void {
   checkedPort(args.port, '--port');
   if (!(args.interval > 0)) throw new CliError(`--interval ${args.interval}: a number of seconds above 0`);
+  if (!(args.timeout > 0)) throw new CliError(`--timeout ${args.timeout}: a number of seconds above 0`);
   if (args.json && !args.once) throw new CliError('--json goes with --once');
   if (args['use-ssl'] && args['use-starttls']) throw new CliError('--use-ssl or --use-starttls, not both');
-  let connection: LdapConnection;
+}
+
+async function handler(args: TopArgs): Promise<void> {
+  checkArgs(args);
+  let connection: LdapConnection | undefined;
+  const opening = connect(args).then((opened) => (connection = opened));
   try {
-    connection = await connect(args);
+    await answered(opening, args);
+    await (args.once ? once(connection!, args) : live(connection!, args));
   } catch (error) {
-    if (error instanceof ConnectionError) throw new CliError(`cannot reach ${args.host}:${args.port}: ${error.message}`);
-    throw error;
-  }
-  try {
-    await (args.once ? once(connection, args) : live(connection, args));
+    throw oneLine(error, args, connection !== undefined);
   } finally {
-    connection.unbindAndClose();
+    if (connection) connection.unbindAndClose();
+    else void opening.then((late) => late.destroy(), () => {});
   }
 }
 

@@ -1,4 +1,5 @@
 /** The TLS options of `leveldap serve`: certificate and key read and checked before the server starts. */
+import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { createSecureContext } from 'node:tls';
 import type { Argv } from 'yargs';
@@ -32,13 +33,21 @@ async function readPem(flag: string, file: string): Promise<Buffer> {
   }
 }
 
-/** Loads the pair once, as the server will: a bad PEM or a key of another certificate fails here. */
+/**
+ * Loads the pair once, as the server will: a bad PEM or a key of another certificate fails here.
+ * OpenSSL's context checks a key only against a certificate of its own type (an RSA key with an
+ * EC certificate passes, and every handshake then fails), so the key is also checked against the
+ * certificate (the chain's first) directly.
+ */
 function checkPair(cert: Buffer, key: Buffer, files: string): void {
+  let belongs: boolean;
   try {
     createSecureContext({ cert, key });
+    belongs = new X509Certificate(cert).checkPrivateKey(createPrivateKey(key));
   } catch (error) {
     throw new CliError(`cannot use ${files} for TLS: ${errorMessage(error)}`);
   }
+  if (!belongs) throw new CliError(`cannot use ${files} for TLS: the key does not belong to the certificate`);
 }
 
 /** The server's TLS configuration, or undefined without --tls-cert; CliError for what cannot work. */

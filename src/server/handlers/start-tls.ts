@@ -9,6 +9,7 @@ import { ResultCode, START_TLS_OID } from '../../protocol/index.js';
 import type { ExtendedRequest, Request } from '../../protocol/types.js';
 import type { Reply } from '../context.js';
 import type { Session } from '../net/session.js';
+import { unsupportedCriticalControl } from '../controls.js';
 
 export { START_TLS_OID };
 
@@ -22,6 +23,8 @@ export const START_TLS_ACCEPTED: Reply = { code: ResultCode.success, responseNam
 /** Why the connection cannot start TLS now (`waiting`: requests read but not started), or undefined. */
 export function startTlsRefusal(request: ExtendedRequest, session: Session, waiting: number): Reply | undefined {
   const refuse = (code: number, message: string): Reply => ({ code, message, responseName: START_TLS_OID });
+  const control = unsupportedCriticalControl(request); // StartTLS does not go through dispatch, which refuses them elsewhere
+  if (control) return refuse(ResultCode.unavailableCriticalExtension, `critical control ${control.type} is not supported`);
   if (request.value !== undefined) return refuse(ResultCode.protocolError, 'no request data expected');
   if (session.secure) return refuse(ResultCode.operationsError, 'TLS already started');
   if (session.outstanding + waiting > 0) return refuse(ResultCode.operationsError, 'cannot start TLS when operations are outstanding');

@@ -11,6 +11,7 @@ import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import type { DirectoryStore } from '../../store/index.js';
 import type { MonitorPeers } from '../monitor/peers.js';
+import { ListenError } from '../errors.js';
 
 export interface MetricsOptions {
   readonly port: number;
@@ -55,9 +56,22 @@ async function route(path: string, registry: Registry, readiness: Readiness): Pr
   }
 }
 
+/** The path a request asks for; undefined when its target is no URL (`http://[/`). */
+function pathOf(target: string | undefined): string | undefined {
+  try {
+    return new URL(target ?? '/', 'http://metrics').pathname;
+  } catch {
+    return undefined;
+  }
+}
+
 export async function startMetricsServer(options: MetricsOptions, registry: Registry, readiness: Readiness, log: Logger): Promise<MetricsServer> {
   const server = http.createServer((request, response) => {
-    const path = new URL(request.url ?? '/', 'http://metrics').pathname;
+    const path = pathOf(request.url);
+    if (path === undefined) {
+      response.writeHead(400, { 'content-type': TEXT }).end('bad request target\n');
+      return;
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       response.writeHead(405, { 'content-type': TEXT, allow: 'GET, HEAD' }).end('GET only\n');
       return;
@@ -72,7 +86,7 @@ export async function startMetricsServer(options: MetricsOptions, registry: Regi
   });
   server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
+    server.once('error', (error) => reject(ListenError.of(error, options.host, options.port) ?? error));
     server.listen(options.port, options.host, () => {
       server.off('error', reject);
       resolve();

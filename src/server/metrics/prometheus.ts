@@ -44,17 +44,32 @@ function threadSamples(reader: StatsReader, slot: number, labels: Labels = {}): 
   return Array.from({ length: reader.threads }, (_, thread) => ({ value: reader.value(slot, thread), labels: { ...labels, thread } }));
 }
 
+const KINDS = OP_KINDS.map((op, kind) => ({ op, kind }));
+/** The operations that get no response by design: counted as completed only, shown as code 0. */
+const UNANSWERED: ReadonlySet<string> = new Set(['unbind', 'abandon']);
+
+/**
+ * leveldap_operations_total's samples: by kind and result code; unbind and abandon (never
+ * answered) as code 0. Only those two: the serving threads count an answered operation's
+ * completion and its code one after the other, so completions minus codes read mid-way gave a
+ * second {code="0"} series of the same labels (review 2026-12-08).
+ */
+export function operationSamples(reader: StatsReader): Sample[] {
+  return KINDS.flatMap(({ op, kind }) => {
+    if (UNANSWERED.has(op)) {
+      const count = reader.completed(kind);
+      return count > 0 ? [{ value: count, labels: { op, code: 0 } }] : [];
+    }
+    return Array.from({ length: CODES }, (_, code) => ({ value: reader.results(kind, code), labels: { op, code } })).filter((sample) => sample.value > 0);
+  });
+}
+
 function operationMetrics(registry: Registry, reader: StatsReader): void {
-  const kinds = OP_KINDS.map((op, kind) => ({ op, kind }));
+  const kinds = KINDS;
   sampled(registry, 'leveldap_operations_initiated_total', 'LDAP operations started, by kind', 'counter',
     () => kinds.map(({ op, kind }) => ({ value: reader.initiated(kind), labels: { op } })));
   sampled(registry, 'leveldap_operations_total', 'LDAP operations completed, by kind and result code (unbind and abandon: code 0, no response)', 'counter',
-    () => kinds.flatMap(({ op, kind }) => {
-      const codes = Array.from({ length: CODES }, (_, code) => ({ value: reader.results(kind, code), labels: { op, code } }));
-      const answered = codes.filter((sample) => sample.value > 0);
-      const unanswered = reader.completed(kind) - answered.reduce((sum, sample) => sum + sample.value, 0);
-      return unanswered > 0 ? [...answered, { value: unanswered, labels: { op, code: 0 } }] : answered;
-    }));
+    () => operationSamples(reader));
   sampled(registry, 'leveldap_thread_operations_total', 'LDAP operations completed, by serving thread', 'counter',
     () => Array.from({ length: reader.threads }, (_, thread) => ({
       value: kinds.reduce((sum, { kind }) => sum + reader.value(reader.layout.completed + kind, thread), 0), labels: { thread },

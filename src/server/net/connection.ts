@@ -20,7 +20,7 @@ import { logOperation } from './access-log.js';
 import { IdleTimer, idleTimeoutMs } from './idle-timer.js';
 import { RequestQueue } from './request-queue.js';
 import { ReserveHold, RESERVE_REFUSAL } from './reserve.js';
-import { SocketWriter } from './socket-writer.js';
+import { SocketWriter, WRITE_STALL_MS } from './socket-writer.js';
 import { Session } from './session.js';
 import { PeerWatch } from './native-sys.js';
 import { weightOf } from '../threads/load.js';
@@ -252,10 +252,15 @@ export class Connection implements MonitoredConnection {
     const raw = this.socket;
     raw.off('data', this.onSocketData);
     raw.pause();
-    this.idleTimer.stop();
     // Bytes that came after the request are the client's first TLS bytes (or garbage for TLS).
     const early = this.frames.takeRest();
-    raw.write(encodeReply(request, START_TLS_ACCEPTED), (error) => {
+    // The accept may wait behind answers the client has not read: until it is written, the idle
+    // timer runs on, and a client that reads nothing for WRITE_STALL_MS is cut off, as the writer
+    // cuts one off (a connection held this way was never closed: review 2026-12-08).
+    const stall = setTimeout(() => raw.destroy(), WRITE_STALL_MS).unref();
+    this.writeAround(raw, encodeReply(request, START_TLS_ACCEPTED), (error) => {
+      clearTimeout(stall);
+      this.idleTimer.stop();
       if (error) raw.destroy();
       else this.continueOverTls(raw, early, context);
     });
@@ -263,6 +268,12 @@ export class Connection implements MonitoredConnection {
     this.stats.completed(EXTENDED, START_TLS_ACCEPTED.code);
     this.opsCompleted += 1;
     logOperation(this.server.log, this.session, request, START_TLS_ACCEPTED, { waited: 0, ran: 0 });
+  }
+
+  /** A message written around the writer (StartTLS's answer, the notice of disconnection), counted as sent as the writer counts. */
+  private writeAround(socket: Socket, message: Buffer, done?: (error?: Error | null) => void): void {
+    this.stats.sent(message.length);
+    socket.write(message, done);
   }
 
   /** After StartTLS the session is anonymous again, as in OpenLDAP. */
@@ -395,7 +406,7 @@ export class Connection implements MonitoredConnection {
   disconnect(code: number, message: string): void {
     if (this.closing) return;
     this.server.log.info({ conn: this.session.id, code, reason: message }, 'disconnecting');
-    if (!this.socket.destroyed) this.socket.write(encodeNoticeOfDisconnection({ code, message }));
+    if (!this.socket.destroyed) this.writeAround(this.socket, encodeNoticeOfDisconnection({ code, message }));
     this.close();
   }
 

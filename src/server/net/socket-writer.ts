@@ -9,7 +9,7 @@ import { Abandoned } from '../errors.js';
 import type { ThreadStats } from '../monitor/stats.js';
 
 /** A client that has not read what we wrote for this long is cut off. */
-const WRITE_STALL_MS = 60_000;
+export const WRITE_STALL_MS = 60_000;
 
 export class SocketWriter {
   /** Writes are held until the loop's check phase (coalesceWrites). */

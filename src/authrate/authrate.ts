@@ -13,7 +13,7 @@ import {
   type LoadConfig, type Raw, type SearchTemplate,
 } from './options.js';
 import type { LdapConnection } from './connection.js';
-import { fillSearch } from './search.js';
+import { BAD_FILTER, fillSearch } from './search.js';
 import type { Template } from './template.js';
 
 export interface AuthrateConfig extends LoadConfig {
@@ -77,7 +77,9 @@ export function parseAuthrateOptions(args: readonly string[]): AuthrateConfig {
 
 /** The one entry's DN, or the code that counts as the iteration's error. */
 async function findEntry(connection: LdapConnection, search: SearchTemplate, args: readonly string[]): Promise<string | number> {
-  const { code, dns } = await connection.search(fillSearch(search, args));
+  const filled = fillSearch(search, args);
+  if (filled === BAD_FILTER) return BAD_FILTER;
+  const { code, dns } = await connection.search(filled);
   if (code !== 0) return code;
   if (dns.length !== 1) return dns.length === 0 ? NO_RESULTS_RETURNED : MORE_RESULTS_TO_RETURN;
   return dns[0]!;

@@ -95,8 +95,26 @@ async function connectStartTls(endpoint: Endpoint): Promise<net.Socket> {
   return connect(endpoint, plain);
 }
 
-function openSocket(endpoint: Endpoint): Promise<net.Socket> {
-  return endpoint.useStartTls ? connectStartTls(endpoint) : connect(endpoint);
+/** How long opening a connection (TCP, TLS, StartTLS) may take: OpenDJ's --connectTimeout default. */
+const CONNECT_TIMEOUT_MS = 30_000;
+/** After an Unbind, how long the server has to close its side before the socket is cut. */
+const CLOSE_GRACE_MS = 1000;
+
+/** A connection opened (with StartTLS under -q), or ConnectionError; a server that accepts and answers nothing fails it after CONNECT_TIMEOUT_MS. */
+async function openSocket(endpoint: Endpoint): Promise<net.Socket> {
+  let timer: NodeJS.Timeout | undefined;
+  const opening = endpoint.useStartTls ? connectStartTls(endpoint) : connect(endpoint);
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new ConnectionError(`${endpoint.host}:${endpoint.port} did not complete the connection within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
+  });
+  try {
+    return await Promise.race([opening, late]);
+  } catch (error) {
+    void opening.then((socket) => socket.destroy(), () => {});
+    throw error;
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 interface Pending {
@@ -108,7 +126,8 @@ interface Pending {
 
 export class LdapConnection {
   readonly #socket: net.Socket;
-  readonly #frames = new FrameReader({ maxBytes: 1 << 20 });
+  /** Up to 64 MiB a message: a search may return large entries (1 MiB counted them as connection errors; review 2026-12-08). */
+  readonly #frames = new FrameReader({ maxBytes: 64 << 20 });
   /** Message 1 may have been the StartTLS request. */
   #messageId = 1;
   #pending: Pending | undefined;
@@ -186,7 +205,12 @@ export class LdapConnection {
     if (this.#closed) return;
     this.#closed = true;
     this.#messageId += 1;
+    // Half-closed, the socket would wait for the server's side for ever (one that never answers
+    // kept the tool from exiting): it no longer keeps the process alive, and is cut after a grace.
     this.#socket.end(encodeUnbind(this.#messageId));
+    this.#socket.unref();
+    const socket = this.#socket;
+    setTimeout(() => socket.destroy(), CLOSE_GRACE_MS).unref();
   }
 
   destroy(): void {

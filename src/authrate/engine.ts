@@ -134,8 +134,8 @@ class Worker {
       if (!this.control.config.keepConnectionsOpen) this.#close();
       return code;
     } catch (error) {
-      if (!(error instanceof ConnectionError)) throw error;
       this.#drop();
+      if (!(error instanceof ConnectionError)) throw error;
       return CONNECT_ERROR;
     }
   }
@@ -196,11 +196,15 @@ async function warmUp(control: Control, listener: LoadListener): Promise<void> {
 /** Resolves when the workers finish or, after a stop, when the grace period ends (cutting what is left). */
 async function finish(workers: Promise<unknown>, control: Control): Promise<void> {
   const stopped = new Promise<void>((resolve) => control.abort.signal.addEventListener('abort', () => resolve(), { once: true }));
-  await Promise.race([workers, stopped]);
   let timer: NodeJS.Timeout | undefined;
-  await Promise.race([workers, new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
-  clearTimeout(timer);
-  for (const connection of control.connections) connection.destroy();
+  try {
+    await Promise.race([workers, stopped]);
+    await Promise.race([workers, new Promise((resolve) => (timer = setTimeout(resolve, STOP_GRACE_MS)))]);
+  } finally {
+    clearTimeout(timer);
+    // Whatever happened (a worker that failed too): no connection may keep the process alive.
+    for (const connection of control.connections) connection.destroy();
+  }
 }
 
 /** The time the run stopped (abort), or now if it ran out of work. */

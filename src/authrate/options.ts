@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import yargs, { type Options } from 'yargs';
-import filters from '@ldapjs/filter';
+import { encodeFilterText } from './filter-text.js';
 import { GeneratorError, parseGenerator, type GeneratorFactory } from './generators.js';
 import { TemplateError, argumentsUsed, compileTemplate, type Template } from './template.js';
 import { errorMessage, errorCode } from '../errors.js';
@@ -82,12 +82,19 @@ export function single(value: unknown): unknown {
   return Array.isArray(value) ? value.at(-1) : value;
 }
 
+/** Decimal numbers only: Number() would also take "0x10", "1e2" and " 5 " (OpenDJ's arguments take none). */
+const DECIMAL = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)$/;
+
 function number(raw: Raw, name: string, flag: string, check: (n: number) => boolean, what: string): number {
   const text = String(single(raw[name]));
   const value = Number(text);
-  if (text.trim() === '' || !Number.isFinite(value) || !check(value)) fail(`${flag}: "${text}" is not ${what}`);
+  if (!DECIMAL.test(text) || !Number.isFinite(value) || !check(value)) fail(`${flag}: "${text}" is not ${what}`);
   return value;
 }
+
+/** The longest time Node's timers take: 2^31 - 1 ms (about 24.8 days); longer ones fire at once. */
+const MAX_SECONDS = Math.floor((2 ** 31 - 1) / 1000);
+const seconds = (n: number): boolean => n >= 0 && n <= MAX_SECONDS;
 
 const isNonNegativeInteger = (n: number) => Number.isInteger(n) && n >= 0;
 const isPositiveInteger = (n: number) => Number.isInteger(n) && n >= 1;
@@ -172,7 +179,7 @@ function choice(raw: Raw, name: string, flag: string, table: Readonly<Record<str
 function checkFilter(filter: Template, argumentCount: number): void {
   const sample = filter(Array.from({ length: argumentCount }, (_, i) => `x${i}`));
   try {
-    filters.parseString(sample);
+    encodeFilterText(sample);
   } catch (error) {
     fail(`the filter "${sample}" (arguments filled in) is not an LDAP filter: ${errorMessage(error)}`);
   }
@@ -220,10 +227,10 @@ export function loadConfig(raw: Raw): LoadConfig {
     connections,
     keepConnectionsOpen: Boolean(raw['keepConnectionsOpen']) || Boolean(raw['noRebind']),
     generators: generators(raw),
-    maxDuration: number(raw, 'maxDuration', '-d', (n) => n >= 0, 'a duration in seconds'),
+    maxDuration: number(raw, 'maxDuration', '-d', seconds, `a duration in seconds (at most ${MAX_SECONDS})`),
     maxIterations,
-    statInterval: number(raw, 'statInterval', '-i', (n) => n > 0, 'a positive number of seconds'),
-    warmUpDuration: number(raw, 'warmUpDuration', '-B', (n) => n >= 0, 'a duration in seconds'),
+    statInterval: number(raw, 'statInterval', '-i', (n) => n > 0 && seconds(n), `a positive number of seconds (at most ${MAX_SECONDS})`),
+    warmUpDuration: number(raw, 'warmUpDuration', '-B', seconds, `a duration in seconds (at most ${MAX_SECONDS})`),
     targetThroughput: number(raw, 'targetThroughput', '-M', (n) => n >= 0, 'a rate in ops/second'),
     percentiles: percentiles(raw),
     scriptFriendly: Boolean(raw['scriptFriendly']),
@@ -280,7 +287,8 @@ export function parseRaw(tool: ToolParser, args: readonly string[]): Raw {
   return yargs([...args])
     .scriptName(tool.name)
     .usage(tool.usage)
-    .parserConfiguration({ 'camel-case-expansion': false })
+    // Positional arguments stay text: an attribute "1.10" is not the number 1.1 (nor "1e3" 1000).
+    .parserConfiguration({ 'camel-case-expansion': false, 'parse-positional-numbers': false })
     .options({ ...SHARED_OPTIONS, ...tool.options })
     .strictOptions()
     .version(false)

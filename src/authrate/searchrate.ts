@@ -14,7 +14,7 @@ import {
   type Credentials, type LoadConfig, type SearchTemplate,
 } from './options.js';
 import { bindOnOpen } from './bind-once.js';
-import { fillSearch } from './search.js';
+import { BAD_FILTER, fillSearch } from './search.js';
 
 export interface SearchrateConfig extends LoadConfig {
   readonly search: SearchTemplate;
@@ -48,7 +48,9 @@ function searches(config: SearchrateConfig): Workload {
   return {
     opened: bindOnOpen(config.credentials),
     async iterate(connection, args, tally) {
-      const { code, entries } = await connection.search(fillSearch(config.search, args));
+      const search = fillSearch(config.search, args);
+      if (search === BAD_FILTER) return BAD_FILTER;
+      const { code, entries } = await connection.search(search);
       tally.entries = entries;
       return code;
     },

@@ -175,6 +175,21 @@ describe('authrate', () => {
     assert.match(result.stderr, /uses 2 argument/);
   });
 
+  test('a server that accepts and never answers: -d ends the run, the result is printed and the process exits (it never exited: review 2026-12-08)', async () => {
+    const silent = net.createServer(() => {});
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (silent.address() as net.AddressInfo).port;
+      const started = Date.now();
+      const result = await run(process.execPath, args(port, '-d', '1', '-c', '2', '-f', '--json'));
+      assert.equal(result.code, 0, result.stderr);
+      assert.equal((JSON.parse(result.stdout) as { operations: number }).operations, 0);
+      assert.ok(Date.now() - started < 8000, `exited after ${Date.now() - started} ms`);
+    } finally {
+      silent.close();
+    }
+  });
+
   test('an unreachable server exits 91', async () => {
     const port = await closedPort();
     const result = await run(process.execPath, args(port, '-m', '10'));

@@ -8,6 +8,8 @@
  */
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { run } from '../../src/harness/run.js';
 import { repoRoot } from '../helpers/paths.js';
@@ -99,6 +101,25 @@ describe('searchrate', () => {
     const [header, ...rows] = csv.stdout.trim().split('\n');
     assert.match(header!, /,Errors\/second,Entries\/Srch$/);
     assert.ok(rows.length >= 2 && rows.every((row) => row.endsWith(',0.0,1.0')), csv.stdout);
+  });
+
+  test('filled-in values: RFC 4515 escapes decoded; a value that makes no filter counts as that search\'s error (-7) and the run ends as asked (it crashed and hung: review 2026-12-08)', async () => {
+    const escaped = await runJson<Summary>(searchrate, ['-p', String(server.port), '-b', PEOPLE, '--json', '-m', '5', '(uid=user.1\\30)']);
+    assert.deepEqual([escaped.operations, escaped.errors, escaped.entries], [5, 0, 5], 'user.10, found through its escaped 0');
+    const dir = await mkdtemp(join(tmpdir(), 'searchrate-values-'));
+    try {
+      const values = join(dir, 'names.txt');
+      await writeFile(values, 'Smith (Jr.)\nuser.3\n');
+      const started = Date.now();
+      const result = await run(process.execPath, [searchrate, '-p', String(server.port), '-b', PEOPLE, '--json', '-c', '2', '-f', '-g', `rand(${values})`, '-d', '2', '(uid=%s)']);
+      assert.equal(result.code, 0, result.stderr);
+      assert.ok(Date.now() - started < 10_000, `ended after ${Date.now() - started} ms`);
+      const summary = JSON.parse(result.stdout) as Summary;
+      assert.ok(summary.errors > 0 && summary.errors < summary.operations, JSON.stringify(summary.errors_by_code));
+      assert.deepEqual(Object.keys(summary.errors_by_code), ['-7']);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test('mistakes exit 89: no -b, no filter, a password without -D, a filter that does not parse', async () => {

@@ -31,6 +31,11 @@ describe('authrate options: mistakes exit 89 with a message', () => {
     ['-D beyond the found DN', ['-D', '{3}', ...DN.slice(2), '-w', 'p', '-b', 'dc=x', '(uid={1})'], /plus the found DN/],
     ['-Z and -q together', [...DN, '-w', 'p', '-Z', '-q'], /exclude each other/],
     ['missing env variable', [...DN, '--bindPasswordEnv', 'AUTHRATE_NO_SUCH_VARIABLE'], /not set/],
+    // Review 2026-12-08: Number() took these, and timers overflowed past 2^31 ms (-d ended at once).
+    ['-m in hex', [...DN, '-w', 'p', '-m', '0x10'], /-m: "0x10"/],
+    ['-c with an exponent', [...DN, '-w', 'p', '-c', '1e1'], /-c: "1e1"/],
+    ['-d beyond what a timer takes', [...DN, '-w', 'p', '-d', '3000000'], /-d: "3000000" is not a duration in seconds \(at most 2147483\)/],
+    ['-i beyond what a timer takes', [...DN, '-w', 'p', '-i', '3000000'], /-i: "3000000"/],
   ];
   for (const [name, args, message] of cases) {
     test(name, async () => {
@@ -86,6 +91,12 @@ describe('authrate options: values', () => {
     assert.equal(parseAuthrateOptions([...DN, '--bindPasswordEnv', 'AUTHRATE_TEST_PASSWORD']).password.toString(), 'from-env');
     assert.equal(parseAuthrateOptions([...DN, '--bindPassword:env', 'AUTHRATE_TEST_PASSWORD']).password.toString(), 'from-env');
     assert.throws(() => parseAuthrateOptions([...DN, '-j', join(dir, 'gone')]), UsageError);
+  });
+
+  test('positional arguments stay text: attribute 1.10 is not 1.1 (review 2026-12-08)', async () => {
+    const { parseSearchrateOptions } = await import('../../../src/authrate/searchrate.js');
+    const config = parseSearchrateOptions(['-b', 'dc=x', '(uid=x)', '1.10', '1e3', '0x1f']);
+    assert.deepEqual(config.search.attributes, ['1.10', '1e3', '0x1f']);
   });
 
   test('-m is split over the connections and adds up exactly', () => {

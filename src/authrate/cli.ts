@@ -3,7 +3,8 @@
  * `main`: authrate.ts, searchrate.ts, modrate.ts): parse, check that the server answers, run the
  * load, print the table, CSV or JSON. Exit status: 0 when the run completes (failures during the
  * run only show in err/sec), 89 for a bad argument, 91 when the server cannot be reached at the
- * start (OpenDJ exits with that LDAP result code).
+ * start, or no connection can be opened during the run, which then stops (OpenDJ exits with that
+ * LDAP result code).
  */
 import { UsageError, USAGE_EXIT_CODE, type LoadConfig } from './options.js';
 import { CONNECT_ERROR, ConnectionError } from './connection.js';
@@ -48,9 +49,10 @@ async function run<C extends LoadConfig>(tool: Tool<C>, config: C): Promise<void
   const onSignal = () => load.stop();
   process.once('SIGINT', onSignal);
   try {
-    const { final, summary } = await load.done;
+    const { final, summary, lost } = await load.done;
     output.final(final);
     if (config.json) print(jsonSummary(summary, extra));
+    if (lost) throw new ConnectionError(`${lost.message}: the run stopped`);
   } finally {
     process.off('SIGINT', onSignal);
   }

@@ -49,8 +49,8 @@ export interface LoadListener {
 export interface LoadRun {
   /** Stops the run (Ctrl-C); `done` then resolves as usual. */
   stop(): void;
-  /** The last (partial) interval's row and the run's summary. */
-  readonly done: Promise<{ final: StatsRow; summary: StatsSummary }>;
+  /** The last (partial) interval's row and the run's summary; `lost`: the run stopped because no connection could be opened. */
+  readonly done: Promise<{ final: StatsRow; summary: StatsSummary; lost?: ConnectionError }>;
 }
 
 /** What the workers share. */
@@ -61,6 +61,8 @@ interface Control {
   readonly abort: AbortController;
   readonly connections: Set<LdapConnection>;
   counting: boolean;
+  /** Why the run stopped when a connection could not be opened (the server gone, out of descriptors). */
+  lost?: ConnectionError;
 }
 
 /** Listeners on the stop signal besides the workers' pauses (drive's stop and end time, with room to spare). */
@@ -128,7 +130,7 @@ class Worker {
     this.#tally.searchMs = 0;
     this.#tally.entries = 0;
     try {
-      const connection = this.#connection ?? (await this.#open());
+      const connection = this.#connection ?? (await this.#opened());
       if (typeof connection === 'number') return connection;
       const code = await this.#workload.iterate(connection, args, this.#tally);
       if (!this.control.config.keepConnectionsOpen) this.#close();
@@ -137,6 +139,23 @@ class Worker {
       this.#drop();
       if (!(error instanceof ConnectionError)) throw error;
       return CONNECT_ERROR;
+    }
+  }
+
+  /**
+   * #open, and when no connection can be opened at all the run stops, as OpenDJ's tools stop
+   * ("cannot get connection"): counting failed connects as fast operations made a server that
+   * went away look like a fast one, and the run went on, exit status 0 (review 2026-12-08).
+   */
+  async #opened(): Promise<LdapConnection | number> {
+    try {
+      return await this.#open();
+    } catch (error) {
+      if (error instanceof ConnectionError && !this.#connection) {
+        this.control.lost ??= error;
+        this.control.abort.abort();
+      }
+      throw error;
     }
   }
 
@@ -228,7 +247,7 @@ function startTicker(control: Control, listener: LoadListener): NodeJS.Timeout {
   }, config.statInterval * 1000);
 }
 
-async function drive(control: Control, listener: LoadListener): Promise<{ final: StatsRow; summary: StatsSummary }> {
+async function drive(control: Control, listener: LoadListener): Promise<{ final: StatsRow; summary: StatsSummary; lost?: ConnectionError }> {
   const { config, stats } = control;
   const end = stopTime(control);
   const workers = Promise.all(quotas(config.maxIterations, config.connections).map((quota) => new Worker(control, quota).run()));
@@ -246,7 +265,7 @@ async function drive(control: Control, listener: LoadListener): Promise<{ final:
   const result = { final: stats.row(config.percentiles, now), summary: stats.summary(now) };
   control.abort.abort();
   await workers;
-  return result;
+  return control.lost ? { ...result, lost: control.lost } : result;
 }
 
 /** Starts the load (call {@link probe} first). */

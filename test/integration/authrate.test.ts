@@ -5,6 +5,7 @@
 import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile, spawn } from 'node:child_process';
+import { once } from 'node:events';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import net from 'node:net';
@@ -187,6 +188,25 @@ describe('authrate', () => {
       assert.ok(Date.now() - started < 8000, `exited after ${Date.now() - started} ms`);
     } finally {
       silent.close();
+    }
+  });
+
+  test('the server gone mid-run: the run stops, the result so far is printed, exit 91 saying why (it counted failed connects as fast binds and exited 0: review 2026-12-08)', async () => {
+    const own = await startLeveldap({ users: 20 });
+    try {
+      const child = spawn(process.execPath, args(own.port, '-d', '20', '-c', '2', '-f', '--json'), { stdio: ['ignore', 'pipe', 'pipe'] });
+      const [stdout, stderr] = [collect(child.stdout!), collect(child.stderr!)];
+      const exited = once(child, 'exit') as Promise<[number | null]>;
+      await new Promise((resolve) => setTimeout(resolve, 1500));
+      const started = Date.now();
+      own.process.kill('SIGKILL');
+      const [code] = await exited;
+      assert.equal(code, 91, stderr());
+      assert.ok(Date.now() - started < 8000, `stopped ${Date.now() - started} ms after the server`);
+      assert.match(stderr(), /cannot connect to 127\.0\.0\.1:\d+.*: the run stopped/);
+      assert.ok((JSON.parse(stdout()) as { operations: number }).operations > 0, 'the binds before it are reported');
+    } finally {
+      await own.stop();
     }
   });
 

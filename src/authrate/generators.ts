@@ -18,9 +18,15 @@ export class GeneratorError extends Error {
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
+/** The longest randstr value: a value is sent in one request, and a longer one only blocks the tool. */
+export const MAX_RANDSTR_LENGTH = 1 << 20;
+
 function integerArg(text: string, spec: string): number {
   if (!/^-?[0-9]+$/.test(text.trim())) throw new GeneratorError(`${spec}: "${text}" is not an integer`);
-  return Number(text.trim());
+  const value = Number(text.trim());
+  // Beyond 2^53 integers are no longer exact (rand gave 4.04e+22, inc stuck at 2^53).
+  if (!Number.isSafeInteger(value)) throw new GeneratorError(`${spec}: "${text}" is beyond ${Number.MAX_SAFE_INTEGER}`);
+  return value;
 }
 
 function randomInteger(min: number, max: number): number {
@@ -78,8 +84,9 @@ function incFactory(args: string[], spec: string): GeneratorFactory {
 function randstrFactory(args: string[], spec: string): GeneratorFactory {
   if (args.length < 1 || args.length > 2) throw new GeneratorError(`${spec}: expected randstr(length[,charset])`);
   const length = integerArg(args[0]!, spec);
-  if (length < 1) throw new GeneratorError(`${spec}: the length must be at least 1`);
-  const charset = args[1] ?? ALPHANUMERIC;
+  if (length < 1 || length > MAX_RANDSTR_LENGTH) throw new GeneratorError(`${spec}: the length must be from 1 to ${MAX_RANDSTR_LENGTH}`);
+  // By character, not UTF-16 unit: a character beyond the BMP is one choice, never half of one.
+  const charset = [...(args[1] ?? ALPHANUMERIC)];
   if (charset.length === 0) throw new GeneratorError(`${spec}: the charset is empty`);
   return () => () => {
     let text = '';

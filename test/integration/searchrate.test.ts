@@ -10,7 +10,10 @@ import { test, describe, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
+import net from 'node:net';
 import { join } from 'node:path';
+import { FrameReader } from '../../src/protocol/index.js';
+import { readMessage } from '../../src/authrate/wire.js';
 import { run } from '../../src/harness/run.js';
 import { repoRoot } from '../helpers/paths.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
@@ -119,6 +122,36 @@ describe('searchrate', () => {
       assert.deepEqual(Object.keys(summary.errors_by_code), ['-7']);
     } finally {
       await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('-F: opening and binding the kept connections is no search\'s time (against a server whose binds take 300 ms, the slowest search took 300 ms: review 2026-12-08)', async () => {
+    const answer = (id: number, tag: number) => {
+      const messageId = Buffer.alloc(4);
+      messageId.writeInt32BE(id);
+      const body = Buffer.concat([Buffer.from([0x02, 0x04]), messageId, Buffer.from([tag, 0x07, 0x0a, 0x01, 0x00, 0x04, 0x00, 0x04, 0x00])]);
+      return Buffer.concat([Buffer.from([0x30, body.length]), body]);
+    };
+    const slowBinds = net.createServer((socket) => {
+      const frames = new FrameReader({ maxBytes: 1 << 20 });
+      socket.on('error', () => {});
+      socket.on('data', (chunk: Buffer) => {
+        for (const frame of frames.push(chunk)) {
+          const { messageId, tag } = readMessage(frame);
+          if (tag === 0x60) setTimeout(() => socket.writable && socket.write(answer(messageId, 0x61)), 300);
+          else if (tag === 0x63) socket.write(answer(messageId, 0x65));
+          else socket.end();
+        }
+      });
+    });
+    await new Promise<void>((resolve) => slowBinds.listen(0, '127.0.0.1', resolve));
+    try {
+      const port = (slowBinds.address() as net.AddressInfo).port;
+      const summary = await runJson<Summary & { max_ms: number }>(searchrate, ['-p', String(port), '-D', 'cn=x', '-w', 'y', '-c', '2', '-F', '-b', 'dc=x', '--json', '-m', '200', '(uid=1)']);
+      assert.equal(summary.operations, 200);
+      assert.ok(summary.max_ms < 150, `the slowest search took ${summary.max_ms} ms`);
+    } finally {
+      slowBinds.close();
     }
   });
 

@@ -100,20 +100,30 @@ const CONNECT_TIMEOUT_MS = 30_000;
 /** After an Unbind, how long the server has to close its side before the socket is cut. */
 const CLOSE_GRACE_MS = 1000;
 
-/** A connection opened (with StartTLS under -q), or ConnectionError; a server that accepts and answers nothing fails it after CONNECT_TIMEOUT_MS. */
-async function openSocket(endpoint: Endpoint): Promise<net.Socket> {
+/**
+ * The work's outcome, or the error `late()` makes once `ms` have passed without one (what a
+ * server that accepts and then answers nothing would otherwise leave waiting for ever).
+ */
+export async function within<T>(work: Promise<T>, ms: number, late: () => Error): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
-  const opening = endpoint.useStartTls ? connectStartTls(endpoint) : connect(endpoint);
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new ConnectionError(`${endpoint.host}:${endpoint.port} did not complete the connection within ${CONNECT_TIMEOUT_MS / 1000} s`)), CONNECT_TIMEOUT_MS);
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(late()), ms);
   });
   try {
-    return await Promise.race([opening, late]);
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** A connection opened (with StartTLS under -q), or ConnectionError; one not complete after CONNECT_TIMEOUT_MS fails. */
+async function openSocket(endpoint: Endpoint): Promise<net.Socket> {
+  const opening = endpoint.useStartTls ? connectStartTls(endpoint) : connect(endpoint);
+  try {
+    return await within(opening, CONNECT_TIMEOUT_MS, () => new ConnectionError(`${endpoint.host}:${endpoint.port} did not complete the connection within ${CONNECT_TIMEOUT_MS / 1000} s`));
   } catch (error) {
     void opening.then((socket) => socket.destroy(), () => {});
     throw error;
-  } finally {
-    clearTimeout(timer);
   }
 }
 

@@ -10,7 +10,7 @@
  */
 import type { Argv, CommandModule } from 'yargs';
 import logUpdate from 'log-update';
-import { LdapConnection, ConnectionError } from '../../authrate/connection.js';
+import { LdapConnection, ConnectionError, within } from '../../authrate/connection.js';
 import { DEFAULT_ADMIN_DN } from '../options/data.js';
 import { CliError } from '../support/errors.js';
 import { checkedPort } from '../options/port.js';
@@ -104,16 +104,8 @@ async function live(connection: LdapConnection, args: TopArgs): Promise<void> {
  * The work, or a CliError once the server has not answered for --timeout seconds: a server that
  * is stopped (not gone) keeps its connection open and says nothing, and top must not wait for ever.
  */
-async function answered<T>(work: Promise<T>, args: TopArgs): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  const silent = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new CliError(`${args.host}:${args.port} did not answer within ${args.timeout} s`)), args.timeout * 1000);
-  });
-  try {
-    return await Promise.race([work, silent]);
-  } finally {
-    clearTimeout(timer);
-  }
+function answered<T>(work: Promise<T>, args: TopArgs): Promise<T> {
+  return within(work, args.timeout * 1000, () => new CliError(`${args.host}:${args.port} did not answer within ${args.timeout} s`));
 }
 
 /** A connection error in one line: at the start the server cannot be reached; later it was lost. */

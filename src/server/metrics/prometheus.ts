@@ -65,14 +65,13 @@ export function operationSamples(reader: StatsReader): Sample[] {
 }
 
 function operationMetrics(registry: Registry, reader: StatsReader): void {
-  const kinds = KINDS;
   sampled(registry, 'leveldap_operations_initiated_total', 'LDAP operations started, by kind', 'counter',
-    () => kinds.map(({ op, kind }) => ({ value: reader.initiated(kind), labels: { op } })));
+    () => KINDS.map(({ op, kind }) => ({ value: reader.initiated(kind), labels: { op } })));
   sampled(registry, 'leveldap_operations_total', 'LDAP operations completed, by kind and result code (unbind and abandon: code 0, no response)', 'counter',
     () => operationSamples(reader));
   sampled(registry, 'leveldap_thread_operations_total', 'LDAP operations completed, by serving thread', 'counter',
     () => Array.from({ length: reader.threads }, (_, thread) => ({
-      value: kinds.reduce((sum, { kind }) => sum + reader.value(reader.layout.completed + kind, thread), 0), labels: { thread },
+      value: KINDS.reduce((sum, { kind }) => sum + reader.value(reader.layout.completed + kind, thread), 0), labels: { thread },
     })));
   sampled(registry, 'leveldap_operations_running', 'LDAP operations in progress, by serving thread', 'gauge', () => threadSamples(reader, SLOT.operationsRunning));
 }

@@ -179,18 +179,17 @@ export class Lockout {
     const own = this.recentFailures(key, now);
     const at = Math.max(now, (own.at(-1) ?? 0) + 1); // distinct times: each one stored is one failure
     own.push(at);
-    const evicted = [this.track(key, dn, own)]; // counted at once: this node's failures being shared meanwhile count it
+    // Counted at once: this node's failures being shared meanwhile count it. Only this node's own
+    // failures are kept here: the other nodes' are read from PostgreSQL at each failure, and a
+    // lock clears them there (lockStored); kept here too, they outlived the lock that counted them.
+    const evicted = this.track(key, dn, own);
     const shared = this.store.sharedFailures;
-    let recent = own; // no await alone: the lock is decided at once
-    if (shared) {
-      recent = await this.withOtherNodes(shared, key, at, now);
-      evicted.push(this.track(key, dn, recent));
-    }
+    const recent = shared ? await this.withOtherNodes(shared, key, at, now) : own; // no await alone: the lock is decided at once
     const locks = recent.length >= this.policy.maxFailures && !this.locking.has(key);
     if (locks) this.locking.add(key);
     this.endAttempt(key);
     if (locks) await this.lock(dn, key, recent.at(-1)!, recent); // locked at its last failure: none of those counts again
-    await Promise.all(evicted);
+    await evicted;
   }
 
   /**
@@ -238,10 +237,16 @@ export class Lockout {
     }, this.lockRetryMillis).unref();
   }
 
-  /** The lock is stored (or no longer needed): the account's state is its entry's again. */
+  /**
+   * The lock is stored (or no longer needed): the account's state is its entry's again, and the
+   * failures other nodes shared go too. The lock records the failures that caused it; left in
+   * the shared table they counted again once the lock ended, and one more failure locked the
+   * account again (review 2026-12-08).
+   */
   private lockStored(key: string): void {
     this.locking.delete(key);
     this.failures.delete(key);
+    this.store.sharedFailures?.cleared(key);
   }
 
   /**

@@ -12,7 +12,6 @@ import { writeFile } from 'node:fs/promises';
 import pg from 'pg';
 import { postgresUnavailable, startPostgres, type PostgresCluster } from '../../src/harness/postgres.js';
 import { run } from '../../src/harness/run.js';
-import { normalizeDn } from '../../src/store/normalize.js';
 import { eventually } from '../helpers/eventually.js';
 import { ldapTool } from '../helpers/ldap-client.js';
 import { startLeveldap, type LeveldapServer } from '../helpers/leveldap-server.js';
@@ -60,6 +59,14 @@ describe('lockout across three nodes of a PostgreSQL store', { skip: unavailable
     await cluster?.destroy();
   });
 
+  /** The wrong SSHA512 passwords the node has verified (cn=Monitor, cn=SSHA512,cn=Binds: invalid=N). */
+  const invalidVerified = async (node: LeveldapServer): Promise<number> => {
+    const found = await ldapTool('ldapsearch', node.url, ['-LLL', '-b', 'cn=SSHA512,cn=Binds,cn=Monitor', '-s', 'base', '(objectClass=*)', 'monitoredInfo'], {
+      dn: node.adminDn, password: node.adminPassword,
+    });
+    return Number(/monitoredInfo: invalid=(\d+)/.exec(found.stdout)?.[1] ?? Number.NaN);
+  };
+
   const lockedOn = async (node: LeveldapServer, dn: string): Promise<boolean> => {
     const found = await ldapTool('ldapsearch', node.url, ['-LLL', '-b', dn, '-s', 'base', '(objectClass=*)', 'pwdAccountLockedTime'], {
       dn: node.adminDn, password: node.adminPassword,
@@ -75,12 +82,26 @@ describe('lockout across three nodes of a PostgreSQL store', { skip: unavailable
     for (const node of nodes) assert.equal(await bind(node, dn, 'password'), 49, 'the right password is refused while locked');
   });
 
+  test('the failures that caused a lock do not count again once it ends: unlocked, one wrong password does not lock again (review 2026-12-08)', async () => {
+    const dn = userDn(3);
+    for (const node of nodes) assert.equal(await bind(node, dn, 'wrong-password'), 49);
+    for (const node of nodes) assert.ok(await eventually(() => lockedOn(node, dn)), `locked as seen on ${node.url}`);
+    const unlock = await ldapTool('ldapmodify', nodes[0]!.url, [], { dn: nodes[0]!.adminDn, password: nodes[0]!.adminPassword },
+      `dn: ${dn}\nchangetype: modify\ndelete: pwdAccountLockedTime\n`);
+    assert.equal(unlock.code, 0, unlock.stderr);
+    for (const node of nodes) assert.ok(await eventually(async () => !(await lockedOn(node, dn))), `unlocked as seen on ${node.url}`);
+    assert.equal(await bind(nodes[1]!, dn, 'wrong-password'), 49);
+    assert.equal(await bind(nodes[1]!, dn, 'password'), 0, 'one failure since the lock: the right password binds');
+  });
+
   test(`wrong passwords sent at once to all nodes verify at most ${MAX_FAILURES} x 3 times, and lock the account`, async () => {
     const dn = userDn(2);
+    const before = await Promise.all(nodes.map(invalidVerified));
     const answers = await Promise.all(nodes.flatMap((node) => Array.from({ length: 6 }, () => bind(node, dn, 'wrong-password'))));
     assert.deepEqual(answers, Array(18).fill(49));
-    const { rows } = await db.query<{ count: string }>('SELECT count(*) FROM leveldap_failures WHERE account = $1', [normalizeDn(dn)]);
-    const verified = Number(rows[0]!.count);
+    // The passwords verified and found wrong (a lock clears the shared failures, so they are counted where they were verified).
+    const after = await Promise.all(nodes.map(invalidVerified));
+    const verified = after.reduce((sum, count, i) => sum + count - before[i]!, 0);
     assert.ok(verified >= MAX_FAILURES && verified <= MAX_FAILURES * nodes.length, `failures recorded: ${verified}`);
     for (const node of nodes) assert.ok(await eventually(() => lockedOn(node, dn)), `locked as seen on ${node.url}`);
     assert.equal(await bind(nodes[2]!, dn, 'password'), 49);

@@ -142,23 +142,19 @@ class Worker {
   async #kept(): Promise<{ readonly started: number; readonly code: number } | undefined> {
     if (!this.control.config.keepConnectionsOpen || this.#connection) return undefined;
     const started = performance.now();
-    this.#tally.searchMs = 0;
-    this.#tally.entries = 0;
+    this.#resetTally();
     try {
       const opened = await this.#opened();
       return typeof opened === 'number' ? { started, code: opened } : undefined;
     } catch (error) {
-      this.#drop();
-      if (!(error instanceof ConnectionError)) throw error;
-      return { started, code: CONNECT_ERROR };
+      return { started, code: this.#failed(error) };
     }
   }
 
   /** One iteration of the workload; its result code, or 91 when the connection fails. */
   async #iteration(): Promise<number> {
     const args = this.#nextArguments();
-    this.#tally.searchMs = 0;
-    this.#tally.entries = 0;
+    this.#resetTally();
     try {
       const connection = this.#connection ?? (await this.#opened());
       if (typeof connection === 'number') return connection;
@@ -166,10 +162,20 @@ class Worker {
       if (!this.control.config.keepConnectionsOpen) this.#close();
       return code;
     } catch (error) {
-      this.#drop();
-      if (!(error instanceof ConnectionError)) throw error;
-      return CONNECT_ERROR;
+      return this.#failed(error);
     }
+  }
+
+  #resetTally(): void {
+    this.#tally.searchMs = 0;
+    this.#tally.entries = 0;
+  }
+
+  /** A failure while connecting or running: the connection is dropped; a connection error is the iteration's 91, anything else goes on up. */
+  #failed(error: unknown): number {
+    this.#drop();
+    if (!(error instanceof ConnectionError)) throw error;
+    return CONNECT_ERROR;
   }
 
   /**

@@ -254,8 +254,7 @@ export class Lockout {
    * an expired lock are removed, after the answer (and until then they no longer count).
    */
   succeeded(dn: Dn, key: string, entry: Entry): void {
-    if (this.failures.delete(key)) this.store.sharedFailures?.cleared(key);
-    const wasEvicting = this.evicting.delete(key); // a write still to come skips itself
+    const wasEvicting = this.forget(key);
     this.endAttempt(key);
     if (!wasEvicting && values(entry, FAILURES).length === 0 && values(entry, LOCKED).length === 0) return;
     this.clearing.add(key);
@@ -273,8 +272,16 @@ export class Lockout {
    * counted in memory go too, as ppolicy forgets them. A lock stays (it is the entry's).
    */
   passwordChanged(key: string): void {
+    this.forget(key);
+  }
+
+  /**
+   * Forgets the account's failures: in memory (and the shared ones, when this node had some),
+   * and those being stored (that write, still to come, skips itself). Whether some were being stored.
+   */
+  private forget(key: string): boolean {
     if (this.failures.delete(key)) this.store.sharedFailures?.cleared(key);
-    this.evicting.delete(key); // a write of them still to come skips itself
+    return this.evicting.delete(key);
   }
 
   /** One attempt of the account fewer; the attempts now free go to the binds waiting, in order, or all are refused if the lock is being written. */

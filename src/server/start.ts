@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import {
-  generalizedTime, normalizeDn, currentSchema, keyTypesChanged, DirectoryStore, UNFINISHED_LOAD, KEY_TYPES_ADVICE, KEY_TYPES_CHANGED, DEFAULT_ENTRY_CACHE_MB, DEFAULT_EQUALITY_TABLE_MB, DEFAULT_PASSWORD_TABLE_MB, defaultRecordTableMb, SharedTable, SharedSlots, WriteGate, type TableMemory,
+  generalizedTime, normalizeDn, currentSchema, keyTypesChanged, DirectoryStore, UNFINISHED_LOAD, KEY_TYPES_ADVICE, KEY_TYPES_CHANGED, LISTED_KEY_TYPES, DEFAULT_ENTRY_CACHE_MB, DEFAULT_EQUALITY_TABLE_MB, DEFAULT_PASSWORD_TABLE_MB, defaultRecordTableMb, SharedTable, SharedSlots, WriteGate, type TableMemory,
 } from '../store/index.js';
 import type { StoreNode } from '../store/postgres/index.js';
 import { registryRecipe, type SchemeRegistry } from '../password/index.js';
@@ -104,13 +104,10 @@ async function warnOfUnfinishedLoad(store: DirectoryStore, dataDir: string, log:
     'the last import-ldif into this database did not finish: it holds what was written before it stopped');
 }
 
-/** How many of the changed types' names a warning lists. */
-const MAX_LISTED_TYPES = 20;
-
 /** Types the schema in force maps otherwise than the one the database was loaded with (key-types.ts): said at start. */
 async function warnOfSchemaChanges(store: DirectoryStore, dataDir: string, log: Logger): Promise<void> {
   const types = await keyTypesChanged(store, currentSchema());
-  if (types.length > 0) log.warn({ data: dataDir, types: types.slice(0, MAX_LISTED_TYPES), count: types.length, advice: KEY_TYPES_ADVICE }, KEY_TYPES_CHANGED);
+  if (types.length > 0) log.warn({ data: dataDir, types: types.slice(0, LISTED_KEY_TYPES), count: types.length, advice: KEY_TYPES_ADVICE }, KEY_TYPES_CHANGED);
 }
 
 /** A node of a PostgreSQL store over the local copy; the PostgreSQL modules are loaded only for one (they cost each heap that loads them some 3 MB). */

@@ -32,7 +32,7 @@ export { DEFAULT_MAX_SUBTREE_RENAME } from './subtree.js';
 export { dnKey, keyBelow, keyBelowNormalized, normalizedDnOf, MEMBER_OF } from './keys.js';
 export type { Modification } from './modification.js';
 export { currentSchema, installSchema, buildSchema } from './schema/installed.js';
-export { keyTypesChanged, KEY_TYPES_ADVICE, KEY_TYPES_CHANGED } from './key-types.js';
+export { keyTypesChanged, KEY_TYPES_ADVICE, KEY_TYPES_CHANGED, LISTED_KEY_TYPES } from './key-types.js';
 export { SchemaMemo } from './schema/memo.js';
 export { subschemaEntry, SUBSCHEMA_DN, SUBSCHEMA_KEY } from './schema/subschema.js';
 export { SchemaError } from './schema/registry.js';

@@ -18,7 +18,11 @@ import { put, type BatchOp } from './batch-ops.js';
 import { metaKey } from './keys.js';
 import type { SchemaRegistry } from './schema/registry.js';
 
-const KEY_TYPES = metaKey('keyTypes');
+const KEY_TYPES_NAME = 'keyTypes';
+const KEY_TYPES = metaKey(KEY_TYPES_NAME);
+
+/** How many of the changed types' names serve and import-ldif list. */
+export const LISTED_KEY_TYPES = 20;
 
 /** What serve and import-ldif say when keyTypesChanged finds types (the names follow). */
 export const KEY_TYPES_CHANGED = 'the schema in force maps attribute types otherwise than when this database was loaded: entries named or indexed by them may not be found by their DN or index';
@@ -71,7 +75,7 @@ function parsed(text: string | undefined): KeyTypes | undefined {
  */
 export async function keyTypesChanged(db: KeyTypesHolder, registry: SchemaRegistry): Promise<string[]> {
   const current = keyTypesOf(registry);
-  const stored = parsed(await db.getMeta('keyTypes'));
+  const stored = parsed(await db.getMeta(KEY_TYPES_NAME));
   const changes = stored ? keyTypeChanges(stored, current) : [];
   if (changes.length === 0 && (!stored || Object.keys(current).some((name) => !(name in stored)))) {
     await db.writeLocal([put(KEY_TYPES, Buffer.from(JSON.stringify(mergedKeyTypes(stored ?? {}, current))))], true);

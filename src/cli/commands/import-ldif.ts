@@ -12,7 +12,7 @@ import type { Argv, CommandModule } from 'yargs';
 import { importLdif, type ImportProblem } from '../../ldif/index.js';
 import { checkPolicy, policyParams, resolveDefaultScheme } from '../../policy/index.js';
 import { installSchemaFiles, withSchemaFileOption, type SchemaOptions } from '../options/schema.js';
-import { currentSchema, keyTypesChanged, DirectoryStore, KEY_TYPES_ADVICE, KEY_TYPES_CHANGED, SortedLoad, UNFINISHED_LOAD, type BulkTarget } from '../../store/index.js';
+import { currentSchema, keyTypesChanged, DirectoryStore, KEY_TYPES_ADVICE, KEY_TYPES_CHANGED, LISTED_KEY_TYPES, SortedLoad, UNFINISHED_LOAD, type BulkTarget } from '../../store/index.js';
 import { DATA_UNLESS_STORE, DEFAULT_ADMIN_DN, withDataOption, type DataOptions } from '../options/data.js';
 import { storeFromOptions, withStoreUrlOption, type StoreOptions } from '../options/store.js';
 import { CliError } from '../support/errors.js';
@@ -155,7 +155,7 @@ async function openTarget(args: ImportArgs, size: number | undefined): Promise<I
     process.stderr.write(`leveldap: an earlier import into ${args.data} did not finish (it started ${unfinished}); what it wrote is kept, and the database counts as complete once this import ends\n`);
   }
   const changed = await keyTypesChanged(store, currentSchema());
-  if (changed.length > 0) process.stderr.write(`leveldap: ${KEY_TYPES_CHANGED} (${changed.slice(0, 20).join(', ')}${changed.length > 20 ? ', ...' : ''}); ${KEY_TYPES_ADVICE}\n`);
+  if (changed.length > 0) process.stderr.write(`leveldap: ${KEY_TYPES_CHANGED} (${changed.slice(0, LISTED_KEY_TYPES).join(', ')}${changed.length > LISTED_KEY_TYPES ? ', ...' : ''}); ${KEY_TYPES_ADVICE}\n`);
   const target = await SortedLoad.over(store, join(args.data, RUNS_DIR), sortedLoad(args, size));
   return {
     target,

@@ -47,7 +47,8 @@ export async function passwordModify(request: ExtendedRequest, context: Operatio
   if (session.anonymous) throw new DirectoryError('strongerAuthRequired', 'only authenticated users may change passwords');
   const fields = decodePasswordModify(request.value);
   const dn = targetOf(fields, context);
-  requireAccess(session, server.config, normalizeDn(dn), 'writePassword');
+  const normalized = normalizeDn(dn);
+  requireAccess(session, server.config, normalized, 'writePassword');
   // A missing entry answers noSuchObject (with matchedDN) before the new password is judged.
   await server.store.require(dn, `entry ${formatDn(dn)} does not exist`);
   const generated = fields.newPassword === undefined ? generatePassword(server.policy.settings.minPasswordLength) : undefined;
@@ -62,7 +63,7 @@ export async function passwordModify(request: ExtendedRequest, context: Operatio
       await refuseCurrentPassword(entry, plainPasswords([newPassword], server), server);
     },
   });
-  server.policy.lockout.passwordChanged(normalizeDn(dn));
+  server.policy.lockout.passwordChanged(normalized);
   if (generated === undefined) return { code: ResultCode.success };
   return { code: ResultCode.success, responseValue: encodePasswordModifyResponse(generated) };
 }
